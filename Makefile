@@ -1,0 +1,57 @@
+# From Word2Vec to contextual embeddings: the verbs a reader or maintainer types.
+# `make html` and `make test` create .venv from requirements.txt on first use.
+
+PYTHON    ?= python3
+VENV      := .venv
+BIN       := $(VENV)/bin
+BUILDDIR  ?= _build
+STAMP     := $(VENV)/.installed
+PORT      ?= 8000
+# -W: warnings are errors; --keep-going: report them all; -n: nitpicky cross-references.
+SPHINXOPTS ?= -W --keep-going -n -j auto -q
+SPHINXBUILD = $(BIN)/python -m sphinx -b html -c . -d $(BUILDDIR)/doctrees book $(BUILDDIR)/html $(SPHINXOPTS)
+DOCTEST_FLAGS = --rootdir=$(CURDIR) -p no:cacheprovider --doctest-modules -o doctest_optionflags="ELLIPSIS NORMALIZE_WHITESPACE NUMBER"
+
+# Reproducible builds: dates in figures and pages come from the last commit, not the clock.
+export SOURCE_DATE_EPOCH := $(shell git log -1 --format=%ct 2>/dev/null || echo 315532800)
+# Kernels are looked up in the environment's own folder first, so chapters run on .venv's
+# Python even when the machine has another `python3` kernelspec.
+export JUPYTER_PATH := $(CURDIR)/$(VENV)/share/jupyter
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+export SEQMODELS_BUILDDIR := $(abspath $(BUILDDIR))
+
+.PHONY: html test doctest serve clean clean-all venv
+
+html: $(STAMP)
+	$(SPHINXBUILD)
+
+# The environment: rebuilt when requirements.txt or the package's metadata change.
+$(STAMP): requirements.txt code/pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (seqmodels)" >/dev/null
+	@touch $@
+
+venv: $(STAMP)
+
+# Doctests of every page in book/ and every docstring in code/, under two hash seeds.
+doctest: $(STAMP)
+	PYTHONHASHSEED=0 $(BIN)/python -m pytest -q $(DOCTEST_FLAGS) tests/test_book_doctests.py code/seqmodels
+	PYTHONHASHSEED=4242 $(BIN)/python -m pytest -q $(DOCTEST_FLAGS) tests/test_book_doctests.py code/seqmodels
+
+# Everything: build the site (tests read it), then unit, gradient, property, doctest and site tests.
+test: html
+	PYTHONHASHSEED=4242 $(BIN)/python -m pytest -q $(DOCTEST_FLAGS) tests/test_book_doctests.py code/seqmodels
+	PYTHONHASHSEED=0 $(BIN)/python -m pytest $(DOCTEST_FLAGS) tests code/seqmodels
+
+serve:
+	@test -f $(BUILDDIR)/html/index.html || { echo "no site yet: run 'make html' first"; exit 1; }
+	@echo "Serving $(BUILDDIR)/html at http://127.0.0.1:$(PORT)/ (Ctrl-C to stop)"
+	$(PYTHON) -m http.server $(PORT) --bind 127.0.0.1 --directory $(BUILDDIR)/html
+
+# Remove built pages but keep the execution cache, so the next build re-executes nothing.
+clean:
+	rm -rf $(BUILDDIR)/html $(BUILDDIR)/doctrees $(BUILDDIR)/jupyter_execute
+
+clean-all:
+	rm -rf $(BUILDDIR) $(VENV)

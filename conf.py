@@ -1,0 +1,132 @@
+"""Sphinx configuration for 'From Word2Vec to contextual embeddings'.
+
+Build with ``make html`` (sources in ``book/``, this file at the top level, ``-c .``).
+Every chapter is a MyST notebook that myst-nb executes at build time; see the README.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+BUILDDIR = Path(os.environ.get("SEQMODELS_BUILDDIR", ROOT / "_build")).resolve()
+
+project = "From Word2Vec to contextual embeddings"
+author = "The seqmodels book authors"
+copyright = "2026, " + author
+root_doc = "index"
+language = "en"
+
+extensions = [
+    "myst_nb",
+    "sphinxcontrib.bibtex",
+    "sphinx_exercise",
+    "sphinx_togglebutton",
+    "sphinx.ext.mathjax",
+]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "conftest.py"]
+nitpicky = True
+numfig = True
+numfig_secnum_depth = 0
+
+# --- MyST and notebook execution ---------------------------------------------------------------
+myst_enable_extensions = ["amsmath", "colon_fence", "deflist", "dollarmath"]
+myst_heading_anchors = 3
+
+nb_execution_mode = "cache"
+nb_execution_timeout = 300  # seconds per cell; every experiment is sized to run in seconds
+nb_execution_raise_on_error = True  # a cell that raises fails the build
+nb_execution_show_tb = True  # ... and the log shows its traceback
+nb_execution_in_temp = False  # cells run in book/, next to their chapter
+nb_merge_streams = True
+
+
+def _code_hash(code_dir: Path) -> str:
+    """A content hash of everything in ``code/`` that a chapter can import or read.
+
+    jupyter-cache hashes only cell source, so a change inside the package would otherwise reuse
+    stale outputs. The hash names the cache folder (a new hash starts an empty cache) and is a
+    config value that Sphinx treats as 'rebuild the environment', so every chapter is re-read and
+    re-executed against the new code.
+    """
+    digest = hashlib.sha256()
+    if code_dir.is_dir():
+        for path in sorted(code_dir.rglob("*")):
+            rel = path.relative_to(code_dir)
+            if not path.is_file() or any(p == "__pycache__" or p.endswith(".egg-info") for p in rel.parts):
+                continue
+            digest.update(rel.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+seqmodels_code_hash = _code_hash(ROOT / "code")
+_cache_root = BUILDDIR / ".jupyter_cache"
+nb_execution_cache_path = str(_cache_root / seqmodels_code_hash)
+
+
+def _prepare_cache() -> None:
+    """Drop caches of older code, and create the cache database before parallel readers start
+    (two workers creating it at once race on the SQLite schema)."""
+    if _cache_root.is_dir():
+        for old in _cache_root.iterdir():
+            if old.name != seqmodels_code_hash:
+                shutil.rmtree(old, ignore_errors=True)
+    from jupyter_cache import get_cache
+
+    get_cache(nb_execution_cache_path).db  # noqa: B018  (the property creates the database)
+
+
+_prepare_cache()
+
+# --- Math, served from this site: MathJax 3.2.2 from the sphinx-mathjax-offline wheel -----------
+_MATHJAX_SRC = Path(metadata.distribution("sphinx-mathjax-offline").locate_file(
+    "sphinx-mathjax-offline/static/mathjax"))
+_MATHJAX_KEEP = ("tex-chtml.js", "a11y", "adaptors", "input", "output/chtml", "sre", "ui")
+mathjax_path = "mathjax/tex-chtml.js"
+# MathJax 3 loads its CHTML fonts relative to tex-chtml.js, so copying them beside it is enough
+# (MathJax 4 would need its font path set; a browser test checks that no font leaves the site).
+
+
+def _copy_mathjax(app, exception) -> None:
+    """Copy only the MathJax files the page can load (the CHTML bundle, its fonts and the
+    components it loads on demand), not the SVG and MathML bundles."""
+    if exception is not None or app.builder.format != "html":
+        return
+    dest = Path(app.outdir) / "_static" / "mathjax"
+    for item in _MATHJAX_KEEP:
+        src = _MATHJAX_SRC / item
+        if src.is_dir():
+            shutil.copytree(src, dest / item, dirs_exist_ok=True)
+        else:
+            dest.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / item)
+
+
+# --- Bibliography -------------------------------------------------------------------------------
+bibtex_bibfiles = ["book/references.bib"]
+bibtex_default_style = "plain"
+bibtex_reference_style = "author_year"
+
+# --- HTML ---------------------------------------------------------------------------------------
+html_theme = "sphinx_book_theme"
+html_title = project
+html_static_path: list[str] = []
+html_last_updated_fmt = None  # no build date on pages: two builds must give the same bytes
+html_copy_source = True
+html_context = {"default_mode": "auto"}  # a first visit must not log "invalid theme mode"
+html_theme_options = {
+    "use_download_button": True,
+    "use_fullscreen_button": False,
+    "use_repository_button": False,
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+}
+
+
+def setup(app):
+    app.add_config_value("seqmodels_code_hash", "", "env")
+    app.connect("build-finished", _copy_mathjax)

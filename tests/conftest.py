@@ -1,0 +1,21 @@
+"""Shared paths and fixtures. Tests of the built site need `make html` first (`make test` does it)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BOOK = ROOT / "book"
+BUILDDIR = Path(os.environ.get("SEQMODELS_BUILDDIR", ROOT / "_build"))
+HTML = BUILDDIR / "html"
+
+
+@pytest.fixture(scope="session")
+def site() -> Path:
+    """The built site; a clear failure, not a skip, when it is missing."""
+    if not (HTML / "index.html").is_file():
+        pytest.fail(f"no built site at {HTML}: run `make html` (or `make test`, which builds it)")
+    return HTML

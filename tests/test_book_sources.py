@@ -1,0 +1,68 @@
+"""Static checks of the chapter sources: every Python snippet a reader sees is checked."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+BOOK = Path(__file__).resolve().parent.parent / "book"
+PAGES = sorted(BOOK.rglob("*.md"))
+FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>.*)$")
+PYTHON = {"python", "py", "python3", "pycon", "ipython", "ipython3"}
+
+
+def fenced_blocks(text: str):
+    """Yield ``(line, info, body)`` for every fenced block, nested directives included."""
+    lines = text.splitlines()
+    stack: list[tuple[str, int, str]] = []
+    body: dict[int, list[str]] = {}
+    for n, line in enumerate(lines, start=1):
+        m = FENCE.match(line)
+        if m and stack and m["fence"][0] == stack[-1][0][0] and len(m["fence"]) >= len(stack[-1][0]) and not m["info"].strip():
+            fence, start, info = stack.pop()
+            yield start, info, "\n".join(body.pop(start))
+            continue
+        if m and m["info"].strip() or (m and not stack):
+            stack.append((m["fence"], n, m["info"].strip()))
+            body[n] = []
+            continue
+        for _, start, _ in stack:
+            body[start].append(line)
+
+
+def classify(info: str, body: str) -> str:
+    """'cell' (executed by myst-nb), 'doctest' (run by make doctest), 'python' (neither) or 'other'."""
+    word = info.split()[0] if info else ""
+    if word.startswith("{code-cell}"):
+        return "cell"
+    if word.startswith("{") and word.endswith("}"):  # a directive such as {code-block} python
+        lang = info.split()[1].lower() if len(info.split()) > 1 else ""
+    else:
+        lang = word.lower()
+    if lang in PYTHON:
+        return "doctest" if body.lstrip().startswith(">>>") else "python"
+    return "other"
+
+
+def test_fence_parser_sees_cells_doctests_and_bare_python():
+    text = "```{code-cell} ipython3\nx = 1\n```\n\n```python\n>>> 1 + 1\n2\n```\n\n````{note}\n```py\nx = 2\n```\n````\n"
+    kinds = [classify(info, body) for _, info, body in fenced_blocks(text)]
+    assert sorted(kinds) == ["cell", "doctest", "other", "python"]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(BOOK)) for p in PAGES])
+def test_every_python_snippet_is_executed_or_doctested(page):
+    bare = [line for line, info, body in fenced_blocks(page.read_text())
+            if classify(info, body) == "python"]
+    assert not bare, (f"{page.relative_to(BOOK)}: Python blocks at lines {bare} are neither "
+                      "{code-cell}s nor doctests (start them with >>> and show the output)")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(BOOK)) for p in PAGES])
+def test_chapters_run_on_the_python3_kernel(page):
+    text = page.read_text()
+    if "{code-cell}" in text:
+        assert re.search(r"^kernelspec:\s*\n(?:\s+.*\n)*?\s+name:\s*python3\s*$", text, re.M), \
+            f"{page.name} executes cells but does not name the python3 kernel in its front matter"

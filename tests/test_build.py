@@ -1,0 +1,84 @@
+"""The build pipeline itself, on scratch copies: a failing cell fails the build, a change in
+code/ re-executes the chapters, and notebooks run on the environment's own kernel."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FRONT = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# Scratch
+
+"""
+
+
+def scratch_book(tmp_path: Path, cell: str) -> Path:
+    """A copy of the real conf.py with a one-page book whose only cell is ``cell``."""
+    (tmp_path / "book").mkdir()
+    shutil.copy(ROOT / "conf.py", tmp_path / "conf.py")
+    shutil.copy(ROOT / "book" / "references.bib", tmp_path / "book" / "references.bib")
+    (tmp_path / "book" / "index.md").write_text(FRONT + "```{code-cell} ipython3\n" + cell + "\n```\n")
+    (tmp_path / "code").mkdir()
+    return tmp_path
+
+
+def sphinx(project: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, SEQMODELS_BUILDDIR=str(project / "_build"))
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "-c", ".", "-d", "_build/doctrees",
+         "book", "_build/html", "-W", "--keep-going", "-q"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_a_cell_that_raises_fails_the_build(tmp_path):
+    project = scratch_book(tmp_path, 'raise RuntimeError("this cell must fail the build")')
+    result = sphinx(project)
+    assert result.returncode != 0, "a raising cell did not fail the build:\n" + result.stderr[-2000:]
+    assert "this cell must fail the build" in result.stdout + result.stderr
+
+
+def test_a_change_in_code_reexecutes_the_chapters(tmp_path):
+    project = scratch_book(tmp_path, 'print("value:", open("../code/probe.py").read().split("=")[1].strip())')
+    probe = project / "code" / "probe.py"
+    probe.write_text("VALUE = first\n")
+    first = sphinx(project)
+    assert first.returncode == 0, first.stderr[-3000:]
+    page = project / "_build" / "html" / "index.html"
+    assert "value: first" in page.read_text()
+
+    probe.write_text("VALUE = second\n")  # the chapter's source is unchanged
+    second = sphinx(project)
+    assert second.returncode == 0, second.stderr[-3000:]
+    html = page.read_text()
+    assert "value: second" in html and "value: first" not in html, "stale output after a change in code/"
+
+
+def test_notebooks_run_on_the_environment_kernel():
+    """With the Makefile's JUPYTER_PATH the `python3` kernelspec is the one in .venv."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    venv = ROOT / ".venv"
+    if Path(sys.prefix).resolve() != venv.resolve():
+        pytest.skip("tests are not running from .venv (run them with `make test`)")
+    env_path = os.environ.get("JUPYTER_PATH", "")
+    assert str(venv / "share" / "jupyter") in env_path.split(os.pathsep), "make did not set JUPYTER_PATH"
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    assert Path(spec.argv[0]).resolve().is_relative_to(venv.resolve()) or \
+        Path(spec.argv[0]).parent.resolve() == (venv / "bin").resolve(), spec.argv

@@ -1,0 +1,106 @@
+"""The built site: offline (nothing loaded from another host) and complete."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import HTML
+
+REMOTE = re.compile(r"^(https?:)?//", re.I)
+CSS_URL = re.compile(r"""url\(\s*['"]?(?P<url>[^'")\s]+)""", re.I)
+CSS_IMPORT = re.compile(r"""@import\s+['"](?P<url>[^'"]+)""", re.I)
+JS_IMPORT = re.compile(r"""(?:\bimport\s*\(?\s*|\bfrom\s+)['"](?P<url>(?:https?:)?//[^'"]+)""")
+# Attributes that make a browser fetch something when the page loads.
+LOADING = {"script": ["src"], "img": ["src", "srcset"], "iframe": ["src"], "source": ["src", "srcset"],
+           "video": ["src", "poster"], "audio": ["src"], "embed": ["src"], "object": ["data"],
+           "track": ["src"], "input": ["src"]}
+LINK_LOADS = {"stylesheet", "preload", "modulepreload", "icon", "shortcut", "apple-touch-icon", "manifest",
+              "prefetch", "preconnect", "dns-prefetch"}
+
+
+def remote_loads_in_html(text: str) -> list[str]:
+    soup = BeautifulSoup(text, "html.parser")
+    found = []
+    for tag, attrs in LOADING.items():
+        for el in soup.find_all(tag):
+            for attr in attrs:
+                for url in re.split(r",\s*", el.get(attr, "") or ""):
+                    url = url.strip().split(" ")[0]
+                    if REMOTE.match(url):
+                        found.append(f"<{tag} {attr}={url}>")
+    for el in soup.find_all("link"):
+        rel = {r.lower() for r in el.get("rel", [])}
+        if rel & LINK_LOADS and REMOTE.match(el.get("href", "")):
+            found.append(f"<link rel={sorted(rel)} href={el['href']}>")
+    for el in soup.find_all(style=True):
+        found += [f"style url({m['url']})" for m in CSS_URL.finditer(el["style"]) if REMOTE.match(m["url"])]
+    for el in soup.find_all("style"):
+        found += remote_loads_in_css(el.get_text())
+    for el in soup.find_all("script"):
+        found += [f"inline import {m['url']}" for m in JS_IMPORT.finditer(el.get_text())]
+    return found
+
+
+def remote_loads_in_css(text: str) -> list[str]:
+    urls = [m["url"] for m in CSS_URL.finditer(text)] + [m["url"] for m in CSS_IMPORT.finditer(text)]
+    return [f"css {u}" for u in urls if REMOTE.match(u)]
+
+
+def test_scanner_catches_each_kind_of_remote_load():
+    page = """<html><head><script src="https://cdn.example/x.js"></script>
+    <link rel="stylesheet" href="//fonts.example/css"><style>@font-face{src:url(https://f.example/a.woff2)}</style>
+    <script type="module">import mermaid from "https://cdn.example/mermaid.mjs";</script></head>
+    <body><img src="http://img.example/a.png"><a href="https://doi.org/10.1/x">paper</a></body></html>"""
+    assert len(remote_loads_in_html(page)) == 5  # the paper link is not a load
+
+
+def built(site: Path, suffix: str) -> list[Path]:
+    return sorted(p for p in site.rglob(f"*{suffix}") if p.is_file())
+
+
+def test_no_page_loads_anything_from_another_host(site):
+    bad = {str(p.relative_to(site)): hits for p in built(site, ".html")
+           if (hits := remote_loads_in_html(p.read_text(errors="replace")))}
+    assert not bad, f"pages load from other hosts: {bad}"
+
+
+def test_no_stylesheet_loads_anything_from_another_host(site):
+    bad = {str(p.relative_to(site)): hits for p in built(site, ".css")
+           if (hits := remote_loads_in_css(p.read_text(errors="replace")))}
+    assert not bad, f"stylesheets load from other hosts: {bad}"
+
+
+def test_math_is_served_locally(site):
+    soup = BeautifulSoup((site / "rnn.html").read_text(), "html.parser")
+    srcs = [s.get("src", "") for s in soup.find_all("script")]
+    mathjax = [s for s in srcs if "mathjax" in s.lower()]
+    assert mathjax and all(not REMOTE.match(s) for s in mathjax), srcs
+    local = (site / "rnn.html").parent / mathjax[0].split("?")[0]
+    assert local.is_file(), f"MathJax script {mathjax[0]} is not in the built site"
+    fonts = list((site / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))
+    assert fonts, "MathJax's CHTML fonts were not copied beside it"
+
+
+def test_rnn_chapter_has_its_figures_with_alt_text(site):
+    soup = BeautifulSoup((site / "rnn.html").read_text(), "html.parser")
+    figures = {f.get("id"): f for f in soup.find_all("figure")}
+    for name in ["fig-rnn-trajectories", "fig-rnn-gradient-decay"]:
+        assert name in figures, f"figure {name} missing from rnn.html (found {sorted(figures)})"
+        img = figures[name].find("img")
+        assert img is not None and (site / img["src"]).is_file(), f"{name}: image file missing"
+        alt = img.get("alt", "")
+        assert len(alt) > 40 and not alt.startswith("<Figure"), f"{name}: alt text is {alt!r}"
+        assert figures[name].find("figcaption"), f"{name}: no caption"
+
+
+def test_glued_numbers_were_rendered(site):
+    text = (site / "rnn.html").read_text()
+    soup = BeautifulSoup(text, "html.parser")
+    body = soup.find("main").get_text(" ")
+    assert "np.array_equal returns True" in " ".join(body.split())
+    assert not re.search(r"\{glue:?\w*\}", body), "a glue role was not resolved"
