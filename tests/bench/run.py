@@ -1,0 +1,322 @@
+"""`make bench`: how fast the book builds, what its pages weigh, and how fast the numpy kernels run.
+
+Every build is timed on a scratch copy of the repository (the working tree is never edited), with
+the project's .venv and the scratch copy's own code/ first on PYTHONPATH, so edits to the copy's
+code/ reach the notebook kernels. Absolute times drift on shared machines, so the headline numbers
+are ratios of builds run side by side in this one process tree:
+
+- cold / (floor + pure compute): the whole cost of a cold build against Sphinx's own cost (a build
+  with execution off) plus the arithmetic of every chapter's cells run in one plain Python process;
+- warm / floor: a rebuild with nothing changed against a build with execution off.
+
+Writes ``BUILDDIR/bench/report.md`` and ``report.json`` and prints the markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = sys.executable
+CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?P<body>.*?)^```\s*$", re.M | re.S)
+
+
+# --- build timings --------------------------------------------------------------------------------
+def make_copy(dest: Path) -> Path:
+    """A scratch copy of the tracked files, sharing the project's .venv."""
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, check=True,
+                           capture_output=True, text=True).stdout.split()
+    for rel in files:
+        src = ROOT / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    (dest / ".venv").symlink_to(ROOT / ".venv")
+    return dest
+
+
+def sphinx(copy: Path, builddir: str, *extra: str) -> float:
+    """One `sphinx-build` as `make html` runs it; returns wall seconds."""
+    env = dict(os.environ, SEQMODELS_BUILDDIR=str(copy / builddir),
+               PYTHONPATH=str(copy / "code"), JUPYTER_PATH=str(ROOT / ".venv" / "share" / "jupyter"))
+    env.setdefault("SOURCE_DATE_EPOCH", "315532800")
+    cmd = [PY, "-m", "sphinx", "-b", "html", "-c", ".", "-d", f"{builddir}/doctrees", "book",
+           f"{builddir}/html", "-q", "-j", "auto", "--keep-going", *extra]
+    start = time.perf_counter()
+    result = subprocess.run(cmd, cwd=copy, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if result.returncode != 0 and "-W" in extra:
+        raise RuntimeError(f"build failed:\n{result.stderr[-3000:]}")
+    return elapsed
+
+
+def executed_notebooks(copy: Path, builddir: str) -> set[tuple[int, str]]:
+    """Records in the execution cache: a new record means a notebook was executed."""
+    from jupyter_cache import get_cache
+
+    found = set()
+    for cache in (copy / builddir / ".jupyter_cache").glob("*"):
+        found |= {(r.pk, r.hashkey) for r in get_cache(cache).list_cache_records()}
+    return found
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    if old not in text:
+        raise RuntimeError(f"{path.name}: cannot find {old!r} to edit")
+    path.write_text(text.replace(old, new, 1))
+
+
+def build_timings(repeats: int, chapter: str, module: str) -> dict:
+    rows: dict[str, list[float]] = {}
+    executed: dict[str, list[int]] = {}
+
+    def record(name: str, seconds: float, copy: Path, before: set) -> None:
+        rows.setdefault(name, []).append(seconds)
+        executed.setdefault(name, []).append(len(executed_notebooks(copy, "_b") - before))
+
+    for i in range(repeats):
+        with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+            copy = make_copy(Path(tmp))
+            page = copy / "book" / f"{chapter}.md"
+            strict = ("-W", "-n")
+            record("cold build", sphinx(copy, "_b", *strict), copy, set())
+            before = executed_notebooks(copy, "_b")
+            record("warm rebuild, nothing changed", sphinx(copy, "_b", *strict), copy, before)
+            edit(page, "\n## ", f"\nA sentence added by the benchmark, run {i}.\n\n## ")
+            before = executed_notebooks(copy, "_b")
+            record("prose-only edit of one chapter", sphinx(copy, "_b", *strict), copy, before)
+            # the first cell without options: add a line of code to it
+            text = page.read_text()
+            at = re.search(r"```\{code-cell\} ipython3\n(?![:-])", text).end()
+            page.write_text(text[:at] + f"_bench = {i}\n" + text[at:])
+            before = executed_notebooks(copy, "_b")
+            record("code-cell edit of one chapter", sphinx(copy, "_b", *strict), copy, before)
+            (copy / "code" / "seqmodels" / module).open("a").write(f"\n# benchmark edit {i}\n")
+            before = executed_notebooks(copy, "_b")
+            record(f"edit in code/ (seqmodels/{module})", sphinx(copy, "_b", *strict), copy, before)
+            # Sphinx's own cost: execution off (glue keys are then missing, so no -W here).
+            record("floor: execution off", sphinx(copy, "_f", "-D", "nb_execution_mode=off"), copy, set())
+    return {name: {"median_s": statistics.median(v), "runs_s": v,
+                   "notebooks_executed": executed[name]} for name, v in rows.items()}
+
+
+# --- pure compute ---------------------------------------------------------------------------------
+def cell_code(text: str) -> str:
+    """The source of every ``{code-cell}`` of a MyST notebook, options stripped, in page order."""
+    cells = []
+    for m in CELL.finditer(text):
+        body = m["body"]
+        if body.startswith("---\n"):
+            body = body.split("\n---\n", 1)[1]
+        lines = body.splitlines()
+        while lines and lines[0].startswith(":"):
+            lines.pop(0)
+        cells.append("\n".join(lines))
+    return "\n\n".join(cells)
+
+
+RUNNER = r"""
+import json, os, sys, time
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+plt.show = lambda *args, **kwargs: plt.close("all")
+os.chdir(sys.argv[1])
+out = {}
+for path in sys.argv[2:]:
+    code = compile(open(path).read(), path, "exec")
+    start = time.perf_counter()
+    exec(code, {"__name__": "__chapter__"})
+    out[os.path.basename(path)] = time.perf_counter() - start
+    plt.close("all")
+sys.__stdout__.write("\nBENCH " + json.dumps(out) + "\n")
+"""
+
+
+def pure_compute(repeats: int) -> dict:
+    """Every chapter's cells, run one after the other in one plain Python process (no kernel,
+    no Sphinx): the arithmetic a build cannot avoid."""
+    pages = sorted(p for p in (ROOT / "book").glob("*.md") if "{code-cell}" in p.read_text())
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="bench-pure-") as tmp:
+        scripts = []
+        for page in pages:
+            script = Path(tmp) / f"{page.stem}.py"
+            script.write_text(cell_code(page.read_text()))
+            scripts.append(str(script))
+        for _ in range(repeats):
+            result = subprocess.run([PY, "-c", RUNNER, str(ROOT / "book"), *scripts], capture_output=True,
+                                    text=True, env=dict(os.environ, MPLBACKEND="Agg"))
+            line = [l for l in result.stdout.splitlines() if l.startswith("BENCH ")]
+            if result.returncode != 0 or not line:
+                raise RuntimeError(f"pure compute failed:\n{result.stderr[-3000:]}")
+            runs.append(json.loads(line[-1][6:]))
+    per_page = {page: statistics.median(r[page] for r in runs) for page in runs[0]}
+    return {"per_page_s": per_page, "total_s": sum(per_page.values())}
+
+
+# --- kernels --------------------------------------------------------------------------------------
+def best_of(fn, repeats: int) -> float:
+    fn()  # warm-up
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def kernels(repeats: int) -> list[dict]:
+    """Forward and forward+backward of the numpy models, in tokens per second."""
+    import numpy as np
+
+    from seqmodels import rnn
+
+    rows = []
+    rng = np.random.default_rng(0)
+    for batch, T, d in [(1, 50, 128), (32, 50, 128), (32, 200, 64)]:
+        xs = rng.normal(size=(T, batch, d))
+        h0 = np.zeros((batch, d))
+        W_h, W_x, b = rnn.init_rnn(d, d, 0.9, rng)
+        dhs = rng.normal(size=(T, batch, d))
+        shape = f"batch {batch}, T {T}, d {d}"
+        fwd = best_of(lambda: rnn.rnn_forward(xs, h0, W_h, W_x, b), repeats)
+        both = best_of(lambda: rnn.rnn_backward(xs, h0, W_h, W_x, b, dhs), repeats)
+        rows += [{"kernel": "RNN forward", "shape": shape, "seconds": fwd, "tokens_per_s": batch * T / fwd},
+                 {"kernel": "RNN forward+backward", "shape": shape, "seconds": both,
+                  "tokens_per_s": batch * T / both}]
+        try:
+            from seqmodels import lstm
+        except ImportError:
+            continue
+        W = rng.normal(scale=d ** -0.5, size=(4 * d, 2 * d))
+        bl = np.zeros(4 * d)
+        fwd = best_of(lambda: lstm.lstm_forward(xs, h0, h0, W, bl), repeats)
+        both = best_of(lambda: lstm.lstm_backward(xs, h0, h0, W, bl, dhs), repeats)
+        rows += [{"kernel": "LSTM forward", "shape": shape, "seconds": fwd, "tokens_per_s": batch * T / fwd},
+                 {"kernel": "LSTM forward+backward", "shape": shape, "seconds": both,
+                  "tokens_per_s": batch * T / both}]
+    try:
+        from seqmodels import attention
+    except ImportError:
+        return rows
+    d = 64
+    for n in [128, 512, 2048]:
+        X = rng.normal(size=(n, d))
+        Wq, Wk, Wv = (rng.normal(scale=d ** -0.5, size=(d, d)) for _ in range(3))
+        t = best_of(lambda: attention.self_attention(X, Wq, Wk, Wv, causal=True), repeats)
+        rows.append({"kernel": "causal self-attention", "shape": f"n {n}, d {d}", "seconds": t,
+                     "tokens_per_s": n / t})
+    return rows
+
+
+# --- page weight ----------------------------------------------------------------------------------
+def page_weight(site: Path) -> list[dict]:
+    """Bytes of each page with everything it loads when opened: HTML, CSS (and the fonts and
+    images the CSS names), scripts, images. MathJax's on-demand components are not counted."""
+    from bs4 import BeautifulSoup
+
+    css_url = re.compile(r"""url\(\s*['"]?([^'")\s?#]+)""")
+    rows = []
+    for page in sorted(site.glob("*.html")):
+        soup = BeautifulSoup(page.read_text(), "html.parser")
+        assets: set[Path] = set()
+        refs = [s.get("src") for s in soup.find_all("script")] + [i.get("src") for i in soup.find_all("img")]
+        refs += [l.get("href") for l in soup.find_all("link") if "stylesheet" in (l.get("rel") or [])]
+        for ref in filter(None, refs):
+            path = (page.parent / ref.split("?")[0].split("#")[0]).resolve()
+            if path.is_file():
+                assets.add(path)
+                if path.suffix == ".css":
+                    for url in css_url.findall(path.read_text(errors="replace")):
+                        target = (path.parent / url).resolve()
+                        if target.is_file() and target.suffix in {".woff2", ".woff", ".ttf", ".svg", ".png"}:
+                            assets.add(target)
+        images = [p for p in assets if p.parent.name == "_images"]
+        kinds: dict[str, int] = {}
+        for p in assets:
+            kinds[p.suffix] = kinds.get(p.suffix, 0) + p.stat().st_size
+        rows.append({"page": page.name, "html_bytes": page.stat().st_size,
+                     "total_bytes": page.stat().st_size + sum(p.stat().st_size for p in assets),
+                     "by_type": kinds,
+                     "largest_figure": max(images, key=lambda p: p.stat().st_size).name if images else "",
+                     "largest_figure_bytes": max((p.stat().st_size for p in images), default=0)})
+    return rows
+
+
+# --- report ---------------------------------------------------------------------------------------
+def machine() -> str:
+    import numpy as np
+
+    return (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"numpy {np.__version__}, {platform.platform()}")
+
+
+def markdown(report: dict) -> str:
+    b, floor = report["build"], report["build"]["floor: execution off"]["median_s"]
+    pure = report["pure_compute"]["total_s"]
+    out = [f"Measured on {report['machine']} ({report['date']}), `{report['command']}`.", "",
+           "| build | median (s) | runs (s) | notebooks executed |", "| --- | ---: | --- | --- |"]
+    for name, row in b.items():
+        runs = ", ".join(f"{s:.1f}" for s in row["runs_s"])
+        out.append(f"| {name} | {row['median_s']:.1f} | {runs} | {row['notebooks_executed']} |")
+    out.append(f"| pure compute of every chapter's cells, one process | {pure:.1f} | | |")
+    h = report["headline"]
+    out += ["", "| headline ratio | value | target |", "| --- | ---: | ---: |",
+            f"| cold / (floor + pure compute) | {h['cold_over_floor_plus_compute']:.2f} | 1.3 |",
+            f"| warm / floor | {h['warm_over_floor']:.2f} | 1.5 |",
+            f"| notebooks re-executed by a prose-only edit | {h['prose_edit_executions']} | 0 |", "",
+            "| kernel | shape | seconds | tokens/s |", "| --- | --- | ---: | ---: |"]
+    out += [f"| {k['kernel']} | {k['shape']} | {k['seconds']:.4f} | {k['tokens_per_s']:,.0f} |"
+            for k in report["kernels"]]
+    out += ["", "| page | HTML (kB) | with assets (kB) | largest figure (kB) |", "| --- | ---: | ---: | ---: |"]
+    out += [f"| {p['page']} | {p['html_bytes'] / 1e3:.0f} | {p['total_bytes'] / 1e3:.0f} | "
+            f"{p['largest_figure_bytes'] / 1e3:.0f} |" for p in report["pages"]]
+    return "\n".join(out) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3, help="builds of each kind (median reported)")
+    parser.add_argument("--chapter", default="rnn", help="chapter edited in the rebuild timings")
+    parser.add_argument("--module", default="rnn.py", help="module of code/seqmodels edited")
+    parser.add_argument("--out", default=os.environ.get("SEQMODELS_BUILDDIR", str(ROOT / "_build")))
+    args = parser.parse_args()
+
+    build = build_timings(args.repeats, args.chapter, args.module)
+    pure = pure_compute(args.repeats)
+    floor = build["floor: execution off"]["median_s"]
+    report = {
+        "machine": machine(), "date": time.strftime("%Y-%m-%d"),
+        "command": f"make bench (repeats={args.repeats})",
+        "build": build, "pure_compute": pure,
+        "headline": {
+            "cold_over_floor_plus_compute": build["cold build"]["median_s"] / (floor + pure["total_s"]),
+            "warm_over_floor": build["warm rebuild, nothing changed"]["median_s"] / floor,
+            "prose_edit_executions": max(build["prose-only edit of one chapter"]["notebooks_executed"]),
+        },
+        "kernels": kernels(args.repeats),
+        "pages": page_weight(Path(args.out) / "html"),
+    }
+    out = Path(args.out) / "bench"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    (out / "report.md").write_text(markdown(report))
+    print(markdown(report))
+    print(f"written: {out / 'report.md'}, {out / 'report.json'}")
+
+
+if __name__ == "__main__":
+    main()
