@@ -20,7 +20,7 @@ export JUPYTER_PATH := $(CURDIR)/$(VENV)/share/jupyter
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export SEQMODELS_BUILDDIR := $(abspath $(BUILDDIR))
 
-.PHONY: html test doctest serve clean clean-all venv
+.PHONY: html test doctest serve clean clean-all venv bench
 
 html: $(STAMP)
 	$(SPHINXBUILD)
@@ -55,3 +55,7 @@ clean:
 
 clean-all:
 	rm -rf $(BUILDDIR) $(VENV)
+
+# Build and kernel benchmark: timings as medians of side-by-side runs, page weights; see tests/bench.
+bench: html
+	$(BIN)/python tests/bench/run.py --repeats $(or $(REPEATS),3)
