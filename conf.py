@@ -28,7 +28,8 @@ extensions = [
     "sphinx_togglebutton",
     "sphinx.ext.mathjax",
 ]
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "conftest.py"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "conftest.py", "_templates"]
+templates_path = ["book/_templates"]  # accessibility fixes of theme templates (see each file)
 nitpicky = True
 numfig = True
 numfig_secnum_depth = 0
@@ -127,6 +128,64 @@ html_theme_options = {
 }
 
 
+def _offer_notebook(app, pagename, templatename, context, doctree) -> None:
+    """Put each chapter's executed notebook in ``_sources/`` and offer it in the download menu.
+
+    myst-nb writes executed notebooks to ``<builddir>/jupyter_execute/``, outside the site; the
+    book theme lists an ``.ipynb`` download only when ``ipynb_source`` is set (it does that itself
+    only for Binder-style launch buttons). nbformat gives every cell a random id on each read, so
+    the copy gets ids derived from the cell's position and source: two builds of the same book
+    write the same bytes.
+    """
+    import nbformat
+
+    executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
+    if app.builder.format != "html" or not executed.is_file():
+        return
+    nb = nbformat.read(executed, as_version=4)
+    for number, cell in enumerate(nb.cells):
+        digest = hashlib.sha256(cell.source.encode()).hexdigest()[:8]
+        cell.id = f"cell-{number}-{digest}"
+    target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.validate(nb)
+    nbformat.write(nb, target)
+    context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+# --- Accessibility fixes (each one found by axe-core in tests/test_browser.py) --------------------
+def _visit_citation(self, node) -> None:
+    """docutils' citation list, with ``role="listitem"`` entries instead of the deprecated
+    ``doc-biblioentry``: a ``role="list"`` must contain list items (axe: aria-required-children)."""
+    if not isinstance(node.previous_sibling(), type(node)):
+        self.body.append('<div role="list" class="citation-list">\n')
+    self.body.append(self.starttag(node, "div", classes=[node.tagname], role="listitem"))
+
+
+def _depart_citation(self, node) -> None:
+    self.body.append("</div>\n")
+    if not isinstance(node.next_node(descend=False, siblings=True), type(node)):
+        self.body.append("</div>\n")
+
+
+def _visit_hidden_input(self, node) -> None:
+    """myst-nb's "Show code cell source" toggle without its aria-label "Toggle hidden content",
+    which differed from the visible text (axe: label-content-name-mismatch)."""
+    from html import escape
+
+    self.body.append(f'<details class="admonition hide {" ".join(node["classes"])}">\n<summary>\n')
+    self.body.append(f'<p class="collapsed admonition-title">{escape(node["prompt_show"])}</p>\n')
+    self.body.append(f'<p class="expanded admonition-title">{escape(node["prompt_hide"])}</p>\n')
+    self.body.append("</summary>\n")
+
+
 def setup(app):
+    from docutils import nodes
+    from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
+
+    app.add_node(nodes.citation, override=True, html=(_visit_citation, _depart_citation))
+    app.add_node(HideCodeCellNode, override=True, html=(_visit_hidden_input, depart_HideCellInput))
     app.add_config_value("seqmodels_code_hash", "", "env")
     app.connect("build-finished", _copy_mathjax)
+    # Before the theme's own handler (priority 501) builds the download menu.
+    app.connect("html-page-context", _offer_notebook, priority=450)

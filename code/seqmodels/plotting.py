@@ -2,8 +2,8 @@
 
 - Transparent backgrounds with dark-grey ink and a colour-blind-safe palette (Okabe & Ito).
   The theme puts a white card behind images in dark mode, so the same file reads in both themes.
-- SVG output with a fixed ``svg.hashsalt`` and (from ``SOURCE_DATE_EPOCH``) a fixed date, so two
-  builds write the same bytes.
+- SVG output with a fixed ``svg.hashsalt`` and no date in its metadata, so two builds write the
+  same bytes.
 """
 
 from __future__ import annotations
@@ -59,4 +59,7 @@ def use_book_style(figure_format: str = "svg") -> None:
     if get_ipython() is not None:
         from matplotlib_inline.backend_inline import set_matplotlib_formats
 
-        set_matplotlib_formats(figure_format)
+        # No creation date in SVG/PDF metadata: the same figure gives the same bytes on every build
+        # (matplotlib would otherwise write the clock or SOURCE_DATE_EPOCH, which moves per commit).
+        metadata = {"Date": None} if figure_format in ("svg", "pdf") else {}
+        set_matplotlib_formats(figure_format, metadata=metadata)

@@ -1,0 +1,326 @@
+"""The built site in a real browser: Debian's Chromium, driven by Playwright, offline.
+
+The site is served from ``<BUILDDIR>/html`` on 127.0.0.1 (a thread inside the test) and every page
+is opened twice, once with the system in light mode and once in dark mode. Requests to any other
+host are blocked and recorded. The tests fail on a request that left the site, a console error or
+page error, a local file that did not load, an image with ``naturalWidth == 0``, math that MathJax
+did not render, a theme that did not follow the system's mode, a figure without its light card in
+dark mode, a search that finds nothing, or a serious accessibility violation found by axe-core
+(vendored in ``tests/vendor/axe-core``, injected by the test, never part of the site).
+
+Screenshots of every page in both modes are written to the session's temporary folder (its path is
+printed at the end of the run); set ``SEQMODELS_SCREENSHOTS=<folder>`` to keep them somewhere else.
+
+Without Chromium the tests skip with a message; with ``CI=true`` a missing Chromium is a failure.
+Playwright's own browser downloads are never used (``executable_path`` is Debian's binary).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import threading
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from conftest import HTML
+from seqmodels.plotting import INK
+
+AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SCHEMES = ("light", "dark")
+VIEWPORT = {"width": 1280, "height": 900}
+TIMEOUT_MS = 30_000
+#: axe-core impact levels that fail the build ("minor" and "moderate" are reported, not failed).
+FAILING_IMPACTS = ("serious", "critical")
+#: Pages every build has, and a word that always leads to one of them in search.
+ALWAYS = {"recurrent": "rnn.html"}
+#: A word whose chapter the search must find once that chapter exists.
+WHEN_PRESENT = {"LSTM": "lstm.html"}
+
+
+def chromium() -> str:
+    path = shutil.which("chromium")
+    if path is None:
+        message = ("Debian's `chromium` is not installed (apt-get install chromium); the browser "
+                   "tests need it")
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message + " and CI=true, so this is a failure", pytrace=False)
+        pytest.skip(message)
+    return path
+
+
+def pages_of(site: Path) -> list[str]:
+    """Every HTML page of the site, as paths relative to its root (assets excluded)."""
+    skip = {"_static", "_sources", "_images", "_downloads"}
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                  if not skip & set(p.relative_to(site).parts[:-1]))
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass
+
+
+@pytest.fixture(scope="session")
+def server(site):
+    """The built site on a free port of 127.0.0.1, served by a thread."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    executable = chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@dataclass
+class Visit:
+    """What happened while one page loaded in one colour scheme."""
+
+    page: str
+    scheme: str
+    external: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    failed_local: list[str] = field(default_factory=list)
+    broken_images: list[str] = field(default_factory=list)
+    math: dict = field(default_factory=dict)
+    theme: dict = field(default_factory=dict)
+    dark_cards: list[dict] = field(default_factory=list)
+    axe: list[dict] = field(default_factory=list)
+    screenshots: list[Path] = field(default_factory=list)
+
+
+def new_context(browser, server: str, scheme: str, visit_log: list[Visit]):
+    """A browser context whose requests to any other host are aborted and recorded."""
+    context = browser.new_context(color_scheme=scheme, viewport=VIEWPORT, service_workers="block")
+    own = urlsplit(server).netloc
+
+    def guard(route):
+        url = route.request.url
+        parts = urlsplit(url)
+        if parts.scheme in ("data", "blob", "about") or parts.netloc == own:
+            route.continue_()
+        else:
+            visit_log[-1].external.append(url)
+            route.abort("blockedbyclient")
+
+    context.route("**/*", guard)
+    return context
+
+
+IMAGES_JS = """async () => {
+  const imgs = Array.from(document.images);
+  for (const img of imgs) { if (img.loading === "lazy") img.loading = "eager"; }
+  await Promise.all(imgs.map(img => img.complete ? null : new Promise(done => {
+    img.addEventListener("load", done); img.addEventListener("error", done); })));
+  return imgs.filter(img => img.naturalWidth === 0).map(img => img.currentSrc || img.src);
+}"""
+
+MATH_JS = """async () => {
+  const nodes = Array.from(document.querySelectorAll(".math"));
+  if (nodes.length === 0) return {count: 0};
+  if (!window.MathJax || !MathJax.startup || !MathJax.startup.promise) {
+    return {count: nodes.length, rendered: 0, errors: 0, loaded: false};
+  }
+  await MathJax.startup.promise;
+  await document.fonts.ready;
+  const bare = nodes.filter(n => !n.querySelector("mjx-container"));
+  return {count: nodes.length, rendered: nodes.length - bare.length, loaded: true,
+          errors: document.querySelectorAll("mjx-merror, [data-mjx-error]").length,
+          unrendered: bare.slice(0, 3).map(n => n.textContent.slice(0, 80))};
+}"""
+
+THEME_JS = """() => ({mode: document.documentElement.dataset.mode,
+                   theme: document.documentElement.dataset.theme,
+                   defaultMode: document.body.dataset.defaultMode})"""
+
+CARDS_JS = """() => Array.from(document.querySelectorAll(".bd-content img"))
+  .filter(img => !img.classList.contains("only-dark") && !img.classList.contains("dark-light"))
+  .map(img => ({src: img.getAttribute("src"), background: getComputedStyle(img).backgroundColor}))"""
+
+AXE_JS = """async () => {
+  const result = await axe.run(document, {resultTypes: ["violations"]});
+  return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+    targets: v.nodes.slice(0, 5).map(n => n.target.join(" ")), count: v.nodes.length}));
+}"""
+
+
+def open_page(context, server: str, page_name: str, visit: Visit, shots: Path) -> None:
+    page = context.new_page()
+    page.on("console", lambda m: m.type == "error" and visit.console_errors.append(
+        f"{m.text} ({m.location.get('url', '')}:{m.location.get('lineNumber', '')})"))
+    page.on("pageerror", lambda e: visit.page_errors.append(str(e)))
+    page.on("requestfailed", lambda r: urlsplit(r.url).netloc == urlsplit(server).netloc
+            and visit.failed_local.append(f"{r.url}: {r.failure}"))
+    page.on("response", lambda r: r.status >= 400 and visit.failed_local.append(f"{r.url}: HTTP {r.status}"))
+    try:
+        page.goto(f"{server}/{page_name}", wait_until="load", timeout=TIMEOUT_MS)
+        visit.math = page.evaluate(MATH_JS)
+        visit.broken_images = page.evaluate(IMAGES_JS)
+        page.wait_for_load_state("networkidle", timeout=TIMEOUT_MS)
+        visit.theme = page.evaluate(THEME_JS)
+        if visit.scheme == "dark":
+            visit.dark_cards = page.evaluate(CARDS_JS)
+        stem = page_name.removesuffix(".html").replace("/", "__")
+        for full, suffix in ((False, ""), (True, "-full")):
+            path = shots / f"{stem}-{visit.scheme}{suffix}.png"
+            page.screenshot(path=str(path), full_page=full)
+            visit.screenshots.append(path)
+        page.add_script_tag(path=str(AXE))  # inline: the site itself never loads axe
+        visit.axe = page.evaluate(AXE_JS)
+    finally:
+        page.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory) -> Path:
+    chosen = os.environ.get("SEQMODELS_SCREENSHOTS")
+    folder = Path(chosen) if chosen else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def visits(site, server, browser, screenshots) -> list[Visit]:
+    """Every page of the site, loaded in light and in dark mode."""
+    log: list[Visit] = []
+    for scheme in SCHEMES:
+        context = new_context(browser, server, scheme, log)
+        try:
+            for name in pages_of(site):
+                log.append(Visit(name, scheme))
+                open_page(context, server, name, log[-1], screenshots)
+        finally:
+            context.close()
+    print(f"\nscreenshots of {len(log)} page loads: {screenshots}")
+    return log
+
+
+def report(visits: list[Visit], attribute: str) -> dict[str, list]:
+    return {f"{v.page} ({v.scheme})": getattr(v, attribute) for v in visits if getattr(v, attribute)}
+
+
+def test_every_page_was_visited(site, visits):
+    names = pages_of(site)
+    assert {"index.html", "rnn.html", "search.html", "genindex.html"} <= set(names), names
+    assert len(visits) == len(SCHEMES) * len(names)
+
+
+def test_no_request_leaves_the_site(visits):
+    bad = report(visits, "external")
+    assert not bad, f"requests to other hosts (blocked): {bad}"
+
+
+def test_no_console_or_page_errors(visits):
+    bad = {**report(visits, "console_errors"), **{k + " [pageerror]": v for k, v in report(visits, "page_errors").items()}}
+    assert not bad, f"console or page errors: {bad}"
+
+
+def test_every_local_request_succeeds(visits):
+    bad = report(visits, "failed_local")
+    assert not bad, f"local files that did not load: {bad}"
+
+
+def test_every_image_loaded(visits):
+    bad = report(visits, "broken_images")
+    assert not bad, f"images with naturalWidth == 0: {bad}"
+
+
+def test_math_renders_on_every_page_with_math(visits):
+    with_math = [v for v in visits if v.math.get("count")]
+    assert any(v.page == "rnn.html" for v in with_math), "no math found on rnn.html: the check is blind"
+    bad = {f"{v.page} ({v.scheme})": v.math for v in with_math
+           if not v.math.get("loaded") or v.math["rendered"] != v.math["count"] or v.math["errors"]}
+    assert not bad, f"math that MathJax did not render: {bad}"
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_theme_follows_the_system_mode(visits, scheme):
+    """default_mode 'auto' (conf.py): no 'invalid theme mode' error, and the page follows the system."""
+    bad = {v.page: v.theme for v in visits if v.scheme == scheme
+           and v.theme != {"mode": "auto", "theme": scheme, "defaultMode": "auto"}}
+    assert not bad, f"pages whose theme did not resolve to {scheme!r}: {bad}"
+
+
+def _luminance(css_rgb: str) -> tuple[float, float]:
+    """Relative luminance (WCAG 2) and alpha of a CSS ``rgb()``/``rgba()`` colour or ``#rrggbb``."""
+    if css_rgb.startswith("#"):
+        channels, alpha = [int(css_rgb[i:i + 2], 16) for i in (1, 3, 5)], 1.0
+    else:
+        values = [float(x) for x in css_rgb[css_rgb.index("(") + 1:-1].replace("/", ",").split(",")]
+        channels, alpha = values[:3], (values[3] if len(values) > 3 else 1.0)
+    linear = [(c / 255) / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2], alpha
+
+
+def test_figures_sit_on_a_light_card_in_dark_mode(visits):
+    """Figures have transparent backgrounds and dark ink (seqmodels.plotting.INK); in dark mode the
+    theme must put an opaque light card behind them, with WCAG contrast >= 4.5 against the ink."""
+    ink, _ = _luminance(INK)
+    cards = [(v.page, c) for v in visits if v.scheme == "dark" for c in v.dark_cards]
+    assert any(page == "rnn.html" for page, _ in cards), "no figure found on rnn.html in dark mode"
+    bad = []
+    for page, card in cards:
+        lum, alpha = _luminance(card["background"])
+        if alpha < 1 or (lum + 0.05) / (ink + 0.05) < 4.5:
+            bad.append((page, card))
+    assert not bad, f"figures without a light card in dark mode: {bad}"
+
+
+def test_no_serious_accessibility_violations(visits):
+    bad = {f"{v.page} ({v.scheme})": [x for x in v.axe if x["impact"] in FAILING_IMPACTS]
+           for v in visits}
+    bad = {k: v for k, v in bad.items() if v}
+    assert not bad, f"axe-core violations of impact {FAILING_IMPACTS}: {bad}"
+
+
+def test_screenshots_of_every_page_in_both_modes(site, visits):
+    for v in visits:
+        for path in v.screenshots:
+            assert path.is_file() and path.stat().st_size > 5_000, f"screenshot {path} is missing or blank"
+    light, dark = (Path(p) for p in next(v for v in visits if v.page == "rnn.html").screenshots[:1]
+                   + next(v for v in visits if v.page == "rnn.html" and v.scheme == "dark").screenshots[:1])
+    assert light.read_bytes() != dark.read_bytes(), "light and dark screenshots of rnn.html are identical"
+
+
+def search_results(browser, server: str, query: str) -> list[str]:
+    log = [Visit("search.html", "light")]
+    context = new_context(browser, server, "light", log)
+    try:
+        page = context.new_page()
+        page.goto(f"{server}/search.html?q={query}", wait_until="load", timeout=TIMEOUT_MS)
+        page.wait_for_function(
+            "() => { const s = document.querySelector('#search-results .search-summary');"
+            " return s && s.textContent.trim().length > 0 }", timeout=TIMEOUT_MS)
+        links = page.eval_on_selector_all("#search-results ul.search li a",
+                                          "els => els.map(a => a.getAttribute('href'))")
+    finally:
+        context.close()
+    assert not log[0].external, log[0].external
+    return [urlsplit(link).path for link in links]
+
+
+@pytest.mark.parametrize("query,expected", sorted(ALWAYS.items()) + sorted(WHEN_PRESENT.items()))
+def test_search_finds_the_chapter(site, server, browser, query, expected):
+    if query in WHEN_PRESENT and not (site / expected).is_file():
+        pytest.skip(f"{expected} is not in the book yet")
+    found = search_results(browser, server, query)
+    assert expected in found, f"search for {query!r} returned {found}, not {expected}"
