@@ -55,7 +55,7 @@ GRAMMAR: tuple[Frame, ...] = (
             "neutral": ("", "today", "this morning", "after lunch", "again", "with a friend"),
             "money": ("to cash a check", "to deposit the money", "to open an account",
                       "to withdraw some cash", "to ask about a loan", "to pay the fee"),
-            "river": ("to watch the ducks", "to catch some fish", "to launch the canoe",
+            "river": ("to watch the ducks", "to catch fish", "to launch the canoe",
                       "to see the otters", "to dip our feet in the water", "to look at the reeds"),
         },
     ),
