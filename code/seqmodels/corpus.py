@@ -58,6 +58,28 @@ def _strip_nested(text: str, opening: str, closing: str) -> str:
     return "".join(out)
 
 
+_PREFIXED_LINK = re.compile(r"\[\[(?:File|Image|Category|[a-z\-]{2,12}):")
+
+
+def _strip_prefixed_links(text: str) -> str:
+    """Remove ``[[File:...]]``, ``[[Image:...]]``, ``[[Category:...]]`` and interlanguage links,
+    whose captions may hold links and brackets of their own."""
+    out, pos = [], 0
+    while (m := _PREFIXED_LINK.search(text, pos)) is not None:
+        out.append(text[pos:m.start()])
+        depth, j = 1, m.end()
+        while depth and j < len(text):
+            if text.startswith("[[", j):
+                depth, j = depth + 1, j + 2
+            elif text.startswith("]]", j):
+                depth, j = depth - 1, j + 2
+            else:
+                j += 1
+        pos = j
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def strip_wiki_markup(text: str) -> str:
     """Plain text from MediaWiki markup: drop templates, tables, references, files, categories and
     tags; keep the visible text of links.
@@ -70,8 +92,7 @@ def strip_wiki_markup(text: str) -> str:
     text = re.sub(r"<ref.*?</ref>", "", text, flags=re.S)
     text = _strip_nested(text, "{{", "}}")
     text = _strip_nested(text, "{|", "|}")
-    # [[File:...]], [[Image:...]], [[Category:...]] and interlanguage links, whose captions may hold links
-    text = re.sub(r"\[\[(?:File|Image|Category|[a-z\-]{2,12}):(?:[^\[\]]|\[\[[^\[\]]*\]\])*\]\]", "", text)
+    text = _strip_prefixed_links(text)
     text = re.sub(r"\[\[(?:[^\]|]*\|)?([^\]]*)\]\]", r"\1", text)  # [[target|shown]] -> shown
     text = re.sub(r"\[https?://\S+ ?([^\]]*)\]", r"\1", text)  # [url shown] -> shown
     text = re.sub(r"<[^>]+>", "", text)

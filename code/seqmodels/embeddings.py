@@ -95,7 +95,7 @@ def cosine_similarity(u, v) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Vocabulary:
     """Words kept for training, most frequent first (ties in alphabetical order).
 
@@ -114,6 +114,10 @@ class Vocabulary:
 
     def __len__(self) -> int:
         return len(self.words)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Vocabulary) and self.words == other.words \
+            and np.array_equal(self.counts, other.counts)
 
     def __contains__(self, word) -> bool:
         return word in self._ids
@@ -455,7 +459,7 @@ class WordVectors:
     """
 
     def __init__(self, words: Sequence[str], vectors):
-        vectors = np.asarray(vectors)
+        vectors = np.asanyarray(vectors)  # a memory-mapped array stays memory-mapped
         if vectors.ndim != 2 or vectors.dtype.kind != "f":
             raise ValueError(f"vectors must be a 2-D float array (n, d), got shape {vectors.shape} "
                              f"and dtype {vectors.dtype}")
