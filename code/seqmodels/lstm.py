@@ -64,14 +64,19 @@ def _check_params(W, b):
     return W, b, d_hidden, W.shape[1] - d_hidden
 
 
-def _cell(z, c_prev, H):
-    """Gates and new state from pre-activations ``z`` of shape (..., 4H)."""
-    f = sigmoid(z[..., :H])
-    i = sigmoid(z[..., H:2 * H])
-    g = np.tanh(z[..., 2 * H:3 * H])
-    o = sigmoid(z[..., 3 * H:])
-    c = f * c_prev + i * g
-    return f, i, g, o, c
+def _half(H):
+    """Scale of each pre-activation inside one ``tanh``: 1/2 for the sigmoid gates, 1 for ``g``.
+
+    ``sigmoid(z) = (1 + tanh(z / 2)) / 2``, so ``a = tanh(z * _half(H))`` holds all four gates at
+    once (:func:`_gates`), with one call and no overflow.
+    """
+    return np.repeat([0.5, 0.5, 1.0, 0.5], H)  # (4H,)
+
+
+def _gates(a, H):
+    """Split ``a = tanh(z * _half(H))`` of shape (..., 4H) into ``f, i, g, o``, each (..., H)."""
+    s = 0.5 + 0.5 * a  # sigmoid of the unscaled pre-activations (used for f, i, o)
+    return s[..., :H], s[..., H:2 * H], a[..., 2 * H:3 * H], s[..., 3 * H:]
 
 
 def lstm_step(x_t, h_prev, c_prev, W, b) -> tuple[np.ndarray, np.ndarray]:
@@ -105,8 +110,9 @@ def lstm_step(x_t, h_prev, c_prev, W, b) -> tuple[np.ndarray, np.ndarray]:
     h_prev = _check_state("h_prev", h_prev, d_hidden, batch)
     c_prev = _check_state("c_prev", c_prev, d_hidden, batch)
     z = x_t @ W[:, :d_in].T + h_prev @ W[:, d_in:].T + b  # ([B,] 4 d_hidden)
-    _, _, _, o, c = _cell(z, c_prev, d_hidden)
-    return o * np.tanh(c), c
+    f, i, g, o = _gates(np.tanh(z * _half(d_hidden)), d_hidden)
+    c_t = f * c_prev + i * g
+    return o * np.tanh(c_t), c_t
 
 
 def _check_sequence_inputs(xs, h0, c0, W, b):
@@ -122,19 +128,22 @@ def _check_sequence_inputs(xs, h0, c0, W, b):
 
 
 def _forward(xs, h0, c0, W, b, d_hidden, d_in):
-    """The loop on checked arrays; returns ``hs, cs`` and the gates ``f, i, g, o`` (each like hs)."""
+    """The loop on checked arrays; returns ``hs, cs`` and the gates ``(f, i, g, o)``, each like hs."""
     H = d_hidden
+    half = _half(H)
     shape = xs.shape[:-1] + (H,)  # (T, [B,] H)
     hs, cs = np.empty(shape), np.empty(shape)
-    f, i, g, o = (np.empty(shape) for _ in range(4))
-    pre_x = xs @ W[:, :d_in].T + b  # every step's input projection at once: (T, [B,] 4H)
-    W_h = W[:, d_in:]  # (4H, H)
+    acts = np.empty(xs.shape[:-1] + (4 * H,))  # (T, [B,] 4H): tanh(z * half) of every step
+    pre_x = (xs @ W[:, :d_in].T + b) * half  # every step's input part of z * half at once
+    W_h = W[:, d_in:] * half[:, None]  # (4H, H), pre-scaled the same way
     h, c = h0, c0
     for t in range(xs.shape[0]):
-        f[t], i[t], g[t], o[t], c = _cell(pre_x[t] + h @ W_h.T, c, H)
-        h = o[t] * np.tanh(c)
+        acts[t] = np.tanh(pre_x[t] + h @ W_h.T)
+        f, i, g, o = _gates(acts[t], H)
+        c = f * c + i * g
+        h = o * np.tanh(c)
         hs[t], cs[t] = h, c
-    return hs, cs, (f, i, g, o)
+    return hs, cs, _gates(acts, H)
 
 
 def lstm_forward(xs, h0, c0, W, b, return_gates: bool = False):
@@ -178,12 +187,16 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None) -> dict[str, np.ndarray]:
 
         dh = dhs[t] + dh_next                          # from outside + from step t+1
         dc = dcs[t] + dc_next + dh * o * (1 - tc**2)   # through h_t = o * tanh(c_t)
-        do = dh * tc;  df = dc * c_prev;  di = dc * g;  dg = dc * i
-        dz = [df * f(1-f), di * i(1-i), dg * (1-g**2), do * o(1-o)]
-        dW += dz^T [x_t, h_prev];  db += dz
-        dxs[t] = dz W[:, :d_in];  dh_next = dz W[:, d_in:];  dc_next = dc * f
+        dz[t] = [dc * c_prev * f*(1-f),                # forget block of z
+                 dc * g * i*(1-i),                     # input block
+                 dc * i * (1-g**2),                    # candidate block
+                 dh * tc * o*(1-o)]                    # output block
+        dh_next = dz[t] @ W[:, d_in:];  dc_next = dc * f
 
-    The last line is the LSTM's point: the cell gradient goes back one step multiplied only by the
+    and then, for all steps at once, ``dW = sum_t dz[t]^T [x_t, h_{t-1}]``, ``db = sum_t dz[t]``,
+    ``dxs = dz @ W[:, :d_in]``.
+
+    ``dc_next = dc * f`` is the LSTM's point: the cell gradient goes back one step multiplied only by the
     forget gate ``f``, not by a weight matrix and a squashing slope.
 
     Parameters
@@ -211,29 +224,31 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None) -> dict[str, np.ndarray]:
         dcs = as_float_array("dcs", dcs, ndims=(cs.ndim,))
         check_shape("dcs", dcs, cs.shape, "like cs: (T, [batch,] d_hidden)")
 
-    dW, db = np.zeros_like(W), np.zeros_like(b)
-    dxs = np.empty_like(xs)
+    T = xs.shape[0]
+    c_prevs = np.concatenate([c0[None], cs[:-1]])  # (T, [B,] H): c_{t-1} of every step
+    h_prevs = np.concatenate([h0[None], hs[:-1]])
+    tc = np.tanh(cs)
+    # Local derivatives of every step at once; the loop below only carries dh and dc back.
+    dc_from_h = o * (1.0 - tc ** 2)  # dh_t -> dc_t through h_t = o * tanh(c_t)
+    dzf, dzi = c_prevs * f * (1.0 - f), g * i * (1.0 - i)  # dc_t -> z blocks (f, i)
+    dzg, dzo = i * (1.0 - g ** 2), tc * o * (1.0 - o)  # dc_t -> z block g; dh_t -> z block o
+    W_x, W_h = W[:, :d_in], W[:, d_in:]
+    dzs = np.empty(hs.shape[:-1] + (4 * H,))  # (T, [B,] 4H): dL/dz of every step
     dh_next, dc_next = np.zeros_like(h0), np.zeros_like(c0)
-    dz = np.empty(hs.shape[1:-1] + (4 * H,))  # ([B,] 4H)
-    for t in reversed(range(xs.shape[0])):
-        h_prev, c_prev = (hs[t - 1], cs[t - 1]) if t > 0 else (h0, c0)
-        tc = np.tanh(cs[t])
-        dh = dhs[t] + dh_next
-        dc = dc_next + dh * o[t] * (1.0 - tc ** 2)
+    for t in reversed(range(T)):
+        dh = dhs[t] + dh_next  # from outside + from step t+1
+        dc = dc_next + dh * dc_from_h[t]
         if dcs is not None:
             dc = dc + dcs[t]
-        dz[..., :H] = dc * c_prev * f[t] * (1.0 - f[t])
-        dz[..., H:2 * H] = dc * g[t] * i[t] * (1.0 - i[t])
-        dz[..., 2 * H:3 * H] = dc * i[t] * (1.0 - g[t] ** 2)
-        dz[..., 3 * H:] = dh * tc * o[t] * (1.0 - o[t])
-        dz2 = dz.reshape(-1, 4 * H)  # (B or 1, 4H)
-        dW[:, :d_in] += dz2.T @ xs[t].reshape(-1, d_in)
-        dW[:, d_in:] += dz2.T @ h_prev.reshape(-1, H)
-        db += dz2.sum(axis=0)
-        dxs[t] = dz @ W[:, :d_in]
-        dh_next = dz @ W[:, d_in:]
-        dc_next = dc * f[t]
-    return {"W": dW, "b": db, "h0": dh_next, "c0": dc_next, "xs": dxs}
+        dzs[t, ..., :H] = dc * dzf[t]
+        dzs[t, ..., H:2 * H] = dc * dzi[t]
+        dzs[t, ..., 2 * H:3 * H] = dc * dzg[t]
+        dzs[t, ..., 3 * H:] = dh * dzo[t]
+        dh_next = dzs[t] @ W_h
+        dc_next = dc * f[t]  # the cell path: multiplied by the forget gate only
+    dz2 = dzs.reshape(-1, 4 * H)  # (T * B, 4H)
+    dW = np.concatenate([dz2.T @ xs.reshape(-1, d_in), dz2.T @ h_prevs.reshape(-1, H)], axis=1)
+    return {"W": dW, "b": dz2.sum(axis=0), "h0": dh_next, "c0": dc_next, "xs": dzs @ W_x}
 
 
 def init_lstm(d_in: int, d_hidden: int, rng: np.random.Generator, forget_bias: float = 1.0):
