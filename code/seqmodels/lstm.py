@@ -256,8 +256,9 @@ def init_lstm(d_in: int, d_hidden: int, rng: np.random.Generator, forget_bias: f
     forget block, which is ``forget_bias``.
 
     A positive forget bias starts every forget gate above one half (``sigmoid(1) = 0.73``), so the
-    cell keeps most of its content before training has taught it anything; this is the common
-    initialisation recommended by Gers et al. (2000) and Jozefowicz et al. (2015).
+    cell keeps most of its content before training has taught it anything. A bias of 1 is the
+    common default (Jozefowicz et al., 2015); a larger one starts with a longer memory, about
+    ``1 / (1 - sigmoid(forget_bias))`` steps (Tallec & Ollivier, 2018, match it to the task).
 
     Returns
     -------

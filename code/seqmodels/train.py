@@ -1,0 +1,347 @@
+r"""Training utilities shared by every recurrent model: one loop trains an RNN and an LSTM alike.
+
+- :class:`Recurrence` describes a recurrent layer to the trainer (``init``, ``forward``,
+  ``backward``); :data:`RNN` and :data:`LSTM` wrap :mod:`seqmodels.rnn` and :mod:`seqmodels.lstm`.
+- :func:`softmax_cross_entropy` and :func:`classifier_head`: a linear read-out of the final state,
+  ``logits = h_T @ W_out.T + b_out``, with the mean cross-entropy loss and its gradient.
+- :func:`clip_grad_norm`: rescale all gradients together when their global norm is too large.
+- :class:`Adam`: the Adam optimiser (Kingma & Ba, 2015).
+- :func:`train_classifier`: the loop itself, on freshly sampled batches.
+
+Parameters and gradients are plain ``dict[str, ndarray]`` with matching keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ._checks import as_float_array, check_shape
+from .lstm import init_lstm, lstm_backward, lstm_forward
+from .rnn import init_rnn, rnn_backward, rnn_forward
+
+Params = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Recurrence:
+    """A recurrent layer, as :func:`train_classifier` sees it. States start at zero.
+
+    Attributes
+    ----------
+    name : str
+    init : ``init(d_in, d_hidden, rng) -> Params``
+    forward : ``forward(params, xs) -> hs``, ``xs`` of shape (T, batch, d_in), ``hs`` of shape
+        (T, batch, d_hidden)
+    backward : ``backward(params, xs, dhs) -> grads``: the gradients of ``sum(hs * dhs)`` for every
+        key of ``params`` and for ``"xs"``
+    """
+
+    name: str
+    init: Callable[[int, int, np.random.Generator], Params]
+    forward: Callable[[Params, np.ndarray], np.ndarray]
+    backward: Callable[[Params, np.ndarray, np.ndarray], Params]
+
+
+def _zeros(xs, params, key):
+    return np.zeros(xs.shape[1:-1] + (params[key].shape[0] // (4 if key == "W" else 1),))
+
+
+def rnn_cell(spectral_radius: float = 1.0) -> Recurrence:
+    """The vanilla RNN of :mod:`seqmodels.rnn`, ``W_h`` drawn at ``spectral_radius``
+    (:func:`seqmodels.rnn.init_rnn`). Radius 1, the default, is the edge between vanishing and
+    exploding gradients (see the RNN chapter)."""
+
+    def init(d_in, d_hidden, rng):
+        W_h, W_x, b = init_rnn(d_in, d_hidden, spectral_radius=spectral_radius, rng=rng)
+        return {"W_h": W_h, "W_x": W_x, "b": b}
+
+    def forward(p, xs):
+        return rnn_forward(xs, _zeros(xs, p, "W_h"), p["W_h"], p["W_x"], p["b"])
+
+    def backward(p, xs, dhs):
+        g = rnn_backward(xs, _zeros(xs, p, "W_h"), p["W_h"], p["W_x"], p["b"], dhs)
+        return {k: g[k] for k in ("W_h", "W_x", "b", "xs")}
+
+    return Recurrence("RNN", init, forward, backward)
+
+
+def lstm_cell(forget_bias: float = 1.0) -> Recurrence:
+    """The LSTM of :mod:`seqmodels.lstm`, initialised by :func:`seqmodels.lstm.init_lstm` with
+    ``forget_bias`` (1 is the common default; larger values start the cell with a longer memory)."""
+
+    def init(d_in, d_hidden, rng):
+        W, b = init_lstm(d_in, d_hidden, rng, forget_bias=forget_bias)
+        return {"W": W, "b": b}
+
+    def forward(p, xs):
+        z = _zeros(xs, p, "W")
+        return lstm_forward(xs, z, z, p["W"], p["b"])[0]
+
+    def backward(p, xs, dhs):
+        z = _zeros(xs, p, "W")
+        g = lstm_backward(xs, z, z, p["W"], p["b"], dhs)
+        return {k: g[k] for k in ("W", "b", "xs")}
+
+    return Recurrence("LSTM", init, forward, backward)
+
+
+#: :func:`rnn_cell` at spectral radius 1.
+RNN = rnn_cell(1.0)
+#: :func:`lstm_cell` with forget bias 1.
+LSTM = lstm_cell(1.0)
+
+
+def softmax_cross_entropy(logits, labels) -> tuple[float, np.ndarray]:
+    """Mean cross-entropy of integer ``labels`` under ``softmax(logits)``, and its gradient.
+
+    ``loss = -mean_n log p[n, labels[n]]`` with ``p = softmax(logits)`` (computed after
+    subtracting each row's maximum, so large logits do not overflow), and
+    ``dlogits = (p - onehot(labels)) / batch``.
+
+    Parameters
+    ----------
+    logits : ndarray of shape (batch, n_classes)
+    labels : integer ndarray of shape (batch,), entries in ``0 .. n_classes - 1``
+
+    >>> loss, dlogits = softmax_cross_entropy(np.zeros((2, 4)), np.array([0, 3]))
+    >>> round(loss, 6) == round(float(np.log(4)), 6), dlogits[0]
+    (True, array([-0.375,  0.125,  0.125,  0.125]))
+    """
+    logits = as_float_array("logits", logits, ndims=(2,))
+    labels = _check_labels(labels, logits.shape)
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))  # (batch, n_classes)
+    rows = np.arange(len(labels))
+    loss = -float(log_p[rows, labels].mean())
+    dlogits = np.exp(log_p)
+    dlogits[rows, labels] -= 1.0
+    return loss, dlogits / len(labels)
+
+
+def _check_labels(labels, logits_shape):
+    labels = np.asarray(labels)
+    if labels.dtype.kind not in "iu":
+        raise ValueError(f"labels must be an integer array, got dtype {labels.dtype}")
+    check_shape("labels", labels, logits_shape[:1], "(batch,)")
+    if labels.size and (labels.min() < 0 or labels.max() >= logits_shape[1]):
+        raise ValueError(f"labels must lie in 0 .. {logits_shape[1] - 1} (n_classes = {logits_shape[1]}), "
+                         f"got values from {labels.min()} to {labels.max()}")
+    return labels
+
+
+def classifier_head(h, W_out, b_out, labels) -> tuple[float, Params]:
+    """A linear classifier on a state: ``logits = h @ W_out.T + b_out``, loss and gradients.
+
+    Parameters
+    ----------
+    h : ndarray of shape (batch, d_hidden), usually the final state ``hs[-1]``
+    W_out : ndarray of shape (n_classes, d_hidden)
+    b_out : ndarray of shape (n_classes,)
+    labels : integer ndarray of shape (batch,)
+
+    Returns
+    -------
+    loss : float, the mean cross-entropy (:func:`softmax_cross_entropy`)
+    grads : dict with ``"W_out" = dlogits^T h``, ``"b_out" = sum_n dlogits``, ``"h" = dlogits W_out``
+
+    >>> h = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> loss, g = classifier_head(h, np.eye(2), np.zeros(2), np.array([0, 1]))
+    >>> round(loss, 4), g["h"].round(4)
+    (0.3133, array([[-0.1345,  0.1345],
+           [ 0.1345, -0.1345]]))
+    """
+    h = as_float_array("h", h, ndims=(2,))
+    W_out = as_float_array("W_out", W_out, ndims=(2,))
+    check_shape("W_out", W_out, (W_out.shape[0], h.shape[1]), "(n_classes, d_hidden)")
+    b_out = as_float_array("b_out", b_out, ndims=(1,))
+    check_shape("b_out", b_out, (W_out.shape[0],), "(n_classes,)")
+    loss, dlogits = softmax_cross_entropy(h @ W_out.T + b_out, labels)  # (batch, n_classes)
+    return loss, {"W_out": dlogits.T @ h, "b_out": dlogits.sum(axis=0), "h": dlogits @ W_out}
+
+
+def predict(cell: Recurrence, params: Params, xs) -> np.ndarray:
+    """Logits of the classifier on the final state, shape (batch, n_classes).
+
+    ``params`` holds the recurrence's weights and ``"W_out"``, ``"b_out"``; ``xs`` has shape
+    (T, batch, d_in).
+    """
+    hs = cell.forward(params, np.asarray(xs, dtype=np.float64))
+    return hs[-1] @ params["W_out"].T + params["b_out"]
+
+
+def loss_and_grads(cell: Recurrence, params: Params, xs, labels) -> tuple[float, Params]:
+    """Cross-entropy of the classifier on the final state and the gradient for every parameter.
+
+    The head gives ``dL/dh_T``; it enters BPTT as ``dhs`` that is zero except at the last step.
+    The returned dict also holds ``"xs"``, the gradient with respect to every input.
+    """
+    xs = np.asarray(xs, dtype=np.float64)
+    hs = cell.forward(params, xs)  # (T, batch, d_hidden)
+    loss, g_head = classifier_head(hs[-1], params["W_out"], params["b_out"], labels)
+    dhs = np.zeros_like(hs)
+    dhs[-1] = g_head["h"]
+    grads = cell.backward(params, xs, dhs)
+    grads["W_out"], grads["b_out"] = g_head["W_out"], g_head["b_out"]
+    return loss, grads
+
+
+def clip_grad_norm(grads: Params, max_norm: float) -> tuple[Params, float]:
+    """Rescale every gradient by ``min(1, max_norm / norm)``, ``norm`` the global L2 norm.
+
+    Clipping the norm keeps the direction of the step and bounds its size, the remedy for
+    exploding gradients of Pascanu et al. (2013). Returns the clipped dict (new arrays) and the
+    norm before clipping.
+
+    >>> g, norm = clip_grad_norm({"a": np.array([3.0]), "b": np.array([4.0])}, max_norm=1.0)
+    >>> norm, g["a"], g["b"]
+    (5.0, array([0.6]), array([0.8]))
+    """
+    if not max_norm > 0:
+        raise ValueError(f"max_norm must be > 0, got {max_norm}")
+    norm = float(np.sqrt(sum(float(np.sum(g * g)) for g in grads.values())))
+    scale = min(1.0, max_norm / norm) if norm > 0 else 1.0
+    return {k: g * scale for k, g in grads.items()}, norm
+
+
+@dataclass
+class Adam:
+    """Adam (Kingma & Ba, 2015): per-parameter steps scaled by running gradient moments.
+
+    For every parameter ``p`` with gradient ``g``, at step ``t = 1, 2, ...``::
+
+        m = beta1 * m + (1 - beta1) * g           # first moment
+        v = beta2 * v + (1 - beta2) * g**2        # second moment
+        p -= lr * (m / (1 - beta1**t)) / (sqrt(v / (1 - beta2**t)) + eps)
+
+    >>> p, opt = {"w": np.array([1.0, -1.0])}, Adam(lr=0.1)
+    >>> opt.step(p, {"w": np.array([0.5, -2.0])})
+    >>> p["w"]  # the first step moves every entry by lr, against the sign of its gradient
+    array([ 0.9, -0.9])
+    """
+
+    lr: float = 1e-2  #: step size; 1e-2 suits the small models of this book (the paper uses 1e-3)
+    beta1: float = 0.9  #: decay of the first-moment average (the paper's default)
+    beta2: float = 0.999  #: decay of the second-moment average (the paper's default)
+    eps: float = 1e-8  #: keeps the division finite when a gradient is zero
+    t: int = 0
+    m: Params = field(default_factory=dict)
+    v: Params = field(default_factory=dict)
+
+    def step(self, params: Params, grads: Params) -> None:
+        """Update ``params`` in place from ``grads`` (keys of ``params`` only)."""
+        self.t += 1
+        for k, p in params.items():
+            g = grads[k]
+            m = self.m[k] = self.beta1 * self.m.get(k, 0.0) + (1 - self.beta1) * g
+            v = self.v[k] = self.beta2 * self.v.get(k, 0.0) + (1 - self.beta2) * g * g
+            m_hat, v_hat = m / (1 - self.beta1 ** self.t), v / (1 - self.beta2 ** self.t)
+            p -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """How :func:`train_classifier` trains; the same config serves every cell, so budgets match."""
+
+    d_hidden: int = 16  #: state size; small enough that a step costs well under a millisecond
+    steps: int = 300  #: parameter updates, each on a fresh batch
+    batch: int = 32  #: sequences per update
+    lr: float = 1e-2  #: Adam step size
+    clip: float = 1.0  #: maximum global gradient norm (Pascanu et al., 2013)
+    seed: int = 0  #: seeds both the initial weights and the batches
+    stop_loss: float = 0.0  #: stop early once the mean loss of the last 10 batches is below this
+
+
+@dataclass
+class Trained:
+    """The result of :func:`train_classifier`."""
+
+    cell: Recurrence
+    params: Params
+    losses: np.ndarray  #: (steps_taken,) training loss of each batch, before its update
+    grad_norms: np.ndarray  #: (steps_taken,) global gradient norm before clipping
+
+
+def init_classifier(cell: Recurrence, d_in: int, n_classes: int, d_hidden: int,
+                    rng: np.random.Generator) -> Params:
+    """The cell's weights plus a read-out ``W_out`` (entries ``N(0, 1 / d_hidden)``) and ``b_out = 0``."""
+    params = cell.init(d_in, d_hidden, rng)
+    params["W_out"] = rng.normal(scale=1.0 / np.sqrt(d_hidden), size=(n_classes, d_hidden))
+    params["b_out"] = np.zeros(n_classes)
+    return params
+
+
+def train_classifier(cell: Recurrence, sample, d_in: int, n_classes: int,
+                     config: TrainConfig = TrainConfig()) -> Trained:
+    """Train ``cell`` plus a linear head on its final state with Adam and gradient clipping.
+
+    Parameters
+    ----------
+    cell : :data:`RNN`, :data:`LSTM` or any :class:`Recurrence`
+    sample : ``sample(rng, batch) -> (xs, labels)`` with ``xs`` of shape (T, batch, d_in) and
+        integer ``labels`` of shape (batch,); called once per step, so the model never sees the
+        same batch twice
+    d_in, n_classes : int
+    config : :class:`TrainConfig`; training stops after ``config.steps`` updates, or earlier once
+        the mean loss of the last 10 batches is below ``config.stop_loss``
+
+    >>> def sample(rng, n):  # label = sign of the first input
+    ...     xs = rng.normal(size=(3, n, 1))
+    ...     return xs, (xs[0, :, 0] > 0).astype(int)
+    >>> run = train_classifier(LSTM, sample, d_in=1, n_classes=2, config=TrainConfig(steps=60))
+    >>> bool(run.losses[-10:].mean() < 0.5 * run.losses[:10].mean())
+    True
+    """
+    rng = np.random.default_rng([config.seed, 0])
+    data_rng = np.random.default_rng([config.seed, 1])
+    params = init_classifier(cell, d_in, n_classes, config.d_hidden, rng)
+    opt = Adam(lr=config.lr)
+    losses, norms = np.empty(config.steps), np.empty(config.steps)
+    for step in range(config.steps):
+        xs, labels = sample(data_rng, config.batch)
+        losses[step], grads = loss_and_grads(cell, params, xs, labels)
+        grads, norms[step] = clip_grad_norm({k: grads[k] for k in params}, config.clip)
+        opt.step(params, grads)
+        if step >= 9 and losses[step - 9:step + 1].mean() < config.stop_loss:
+            losses, norms = losses[:step + 1], norms[:step + 1]
+            break
+    return Trained(cell, params, losses, norms)
+
+
+def accuracy(cell: Recurrence, params: Params, xs, labels) -> float:
+    """Fraction of sequences whose largest logit is the label."""
+    return float(np.mean(predict(cell, params, xs).argmax(axis=1) == np.asarray(labels)))
+
+
+def input_sensitivity(cell: Recurrence, params: Params, xs) -> np.ndarray:
+    """How strongly the final state depends on each input: ``||dh_T / dx_t||_F`` for every step.
+
+    The Jacobian of the final state ``h_T`` (``d_hidden`` entries) with respect to the input
+    ``x_t`` (``d_in`` entries) is built row by row: one backward pass with ``dhs[-1] = e_j`` per
+    unit ``j``, all run at once as one batch of ``batch * d_hidden`` copies of the sequences. Its
+    Frobenius norm is averaged over the sequences in log space (a geometric mean, because the norms
+    span orders of magnitude).
+
+    Parameters
+    ----------
+    xs : ndarray of shape (T, batch, d_in)
+
+    Returns
+    -------
+    ndarray of shape (T,); entry ``t`` belongs to distance ``T - 1 - t`` from the final step.
+
+    >>> rng = np.random.default_rng(0)
+    >>> params = RNN.init(2, 3, rng)
+    >>> input_sensitivity(RNN, params, rng.normal(size=(4, 5, 2))).shape
+    (4,)
+    """
+    xs = np.asarray(xs, dtype=np.float64)
+    T, n, d_in = xs.shape
+    H = cell.forward(params, xs[:1, :1]).shape[-1]
+    dhs = np.zeros((T, n * H, H))
+    dhs[-1] = np.tile(np.eye(H), (n, 1))  # copy j of sequence k asks for row j of its Jacobian
+    dxs = cell.backward(params, np.repeat(xs, H, axis=1), dhs)["xs"]  # (T, n * H, d_in)
+    norms = np.linalg.norm(dxs.reshape(T, n, H * d_in), axis=-1)  # (T, n)
+    return np.exp(np.log(norms).mean(axis=1))
