@@ -1,20 +1,19 @@
 r"""A generated corpus in which "bank" has two senses and the cue sits before or after it.
 
-Every sentence is ``left + ["bank"] + right``. A *frame* fixes the role "bank" plays (the object
-of a verb or preposition, or the subject of a clause); within a frame, each side is drawn from one
-of three lists of phrases:
+Every sentence is ``left + ["bank"] + right``, and each side is drawn from one of three lists of
+eight phrases (:data:`LEFT`, :data:`RIGHT`):
 
-- ``"neutral"``: words that occur with both senses ("he went to the", "today");
-- ``"money"``: words that occur only with the financial sense ("she cashed a check at the");
-- ``"river"``: words that occur only with the riverside sense ("we fished from the").
+- ``"neutral"``: words that occur with both senses ("the old", "was empty");
+- ``"money"``: words that occur only with the financial sense ("the savings", "approved the loan");
+- ``"river"``: words that occur only with the riverside sense ("the grassy", "flooded after the rain").
 
 So a sentence's *cue* is ``"before"`` (a sense phrase on the left, a neutral one on the right),
 ``"after"`` (the reverse), ``"both"`` or ``"none"``. Its sense is the sense of its cue phrases
-(``None`` when there is no cue: "he went to the bank today" is ambiguous, and stays unlabelled).
+(``None`` when there is no cue: "the old bank was empty" is ambiguous, and stays unlabelled).
 
 Train and test are kept apart by *combination*: every test sentence pairs a left part and a right
 part that never occur together in training, and every test sentence has exactly one cue side. The
-test set is balanced: each neutral phrase of a test sentence occurs equally often with both senses,
+test set is balanced: each neutral side of a test sentence occurs equally often with both senses,
 so the neutral side alone says nothing about the sense.
 """
 
@@ -30,53 +29,24 @@ BOS, EOS = "<s>", "</s>"
 CUES = ("before", "after", "both", "none")
 
 
-@dataclass(frozen=True)
-class Frame:
-    """One sentence shape: ``left[kind] + ["bank"] + right[kind]`` for kind in neutral/money/river."""
-
-    name: str
-    left: dict[str, tuple[str, ...]]
-    right: dict[str, tuple[str, ...]]
-
-
-GRAMMAR: tuple[Frame, ...] = (
-    Frame(
-        name="object",  # "bank" after a verb or preposition
-        left={
-            "neutral": ("he went to the", "she walked to the", "we looked at the",
-                        "they drove past the", "i met her near the", "we waited by the"),
-            "money": ("she cashed a check at the", "he deposited his salary at the",
-                      "they opened an account at the", "we asked for a loan at the",
-                      "i withdrew some cash at the", "he paid the fee at the"),
-            "river": ("we fished from the", "the ducks swam to the", "they moored the canoe at the",
-                      "she watched the fish from the", "he sat on the river", "the otters played on the"),
-        },
-        right={
-            "neutral": ("", "today", "this morning", "after lunch", "again", "with a friend"),
-            "money": ("to cash a check", "to deposit the money", "to open an account",
-                      "to withdraw some cash", "to ask about a loan", "to pay the fee"),
-            "river": ("to watch the ducks", "to catch fish", "to launch the canoe",
-                      "to see the otters", "to dip our feet in the water", "to look at the reeds"),
-        },
-    ),
-    Frame(
-        name="subject",  # "bank" begins a clause
-        left={
-            "neutral": ("the", "that old", "the nearby", "this", "the little", "the same"),
-            "money": ("the savings", "the investment", "the central", "the national",
-                      "the mortgage", "the commercial"),
-            "river": ("the river", "the grassy", "the steep", "the sandy", "the mossy", "the muddy"),
-        },
-        right={
-            "neutral": ("was quiet today", "was empty", "is old", "was near the road",
-                        "looked different", "was just ahead"),
-            "money": ("raised its interest rates", "approved the loan", "charged a fee",
-                      "hired new tellers", "closed the account", "lent them money"),
-            "river": ("flooded after the rain", "was covered in reeds", "collapsed into the water",
-                      "was full of ducks", "washed away in the storm", "gave way under the fishermen"),
-        },
-    ),
-)
+#: The phrase just before "bank" (``LEFT``) and the phrase after it (``RIGHT``), by kind.
+LEFT: dict[str, tuple[str, ...]] = {
+    "neutral": ("the", "the old", "the nearby", "the little", "the same", "the big", "the new",
+                "the other"),
+    "money": ("the savings", "the investment", "the central", "the national", "the mortgage",
+              "the commercial", "the merchant", "the retail"),
+    "river": ("the river", "the grassy", "the steep", "the sandy", "the mossy", "the muddy",
+              "the rocky", "the shady"),
+}
+RIGHT: dict[str, tuple[str, ...]] = {
+    "neutral": ("was quiet today", "was empty", "was far away", "was near the road",
+                "looked different", "was just ahead", "was hard to find", "was in the photo"),
+    "money": ("raised its interest rates", "approved the loan", "charged a fee", "hired new tellers",
+              "closed the account", "lent them money", "issued new bonds", "opened a branch downtown"),
+    "river": ("flooded after the rain", "was covered in reeds", "collapsed into the water",
+              "was full of ducks", "washed away in the storm", "gave way under the fishermen",
+              "sloped down to the stream", "was lined with willows"),
+}
 
 
 @dataclass(frozen=True)
@@ -88,13 +58,11 @@ class Sentence:
     words : tuple of str, the sentence without boundary tokens
     sense : ``"money"``, ``"river"``, or ``None`` for an ambiguous sentence (cue ``"none"``)
     cue : where the sense phrase sits relative to "bank": ``"before"``, ``"after"``, ``"both"``, ``"none"``
-    frame : name of the :class:`Frame` it came from
     """
 
     words: tuple[str, ...]
     sense: str | None
     cue: str
-    frame: str
 
     @property
     def position(self) -> int:
@@ -114,75 +82,71 @@ class Corpus:
     test: tuple[Sentence, ...]
 
 
-def _sentence(frame: Frame, left_kind: str, left: str, right_kind: str, right: str) -> Sentence:
+def _sentence(left_kind: str, left: str, right_kind: str, right: str) -> Sentence:
     words = tuple(left.split()) + (TARGET,) + tuple(right.split())
     cue = {(True, False): "before", (False, True): "after", (True, True): "both",
            (False, False): "none"}[(left_kind != "neutral", right_kind != "neutral")]
     kinds = {left_kind, right_kind} - {"neutral"}
     if len(kinds) > 1:
         raise ValueError(f"a sentence cannot mix senses, got left {left_kind!r} and right {right_kind!r}")
-    return Sentence(words, kinds.pop() if kinds else None, cue, frame.name)
+    return Sentence(words, kinds.pop() if kinds else None, cue)
 
 
-def make_corpus(seed: int = 0, held_out: int = 3) -> Corpus:
-    """Generate every sentence of :data:`GRAMMAR` and split it into train and test.
+def make_corpus(seed: int = 0, held_out: int = 4) -> Corpus:
+    """Generate every sentence ``left + bank + right`` of the grammar and split them.
 
-    For each frame and sense, and for each neutral phrase, ``held_out`` of the sense's cue phrases
-    are drawn (seeded) to pair with that neutral phrase in the test set; all other pairs go to
-    training. Sentences with cues on both sides or on neither side are all training sentences.
+    For each sense and each neutral phrase (on either side), ``held_out`` of the sense's eight cue
+    phrases are drawn (seeded) to pair with that neutral phrase in the test set; the other pairs go
+    to training. Sentences with cues on both sides or on neither are all training sentences.
 
     Parameters
     ----------
     seed : int, seeds the draw of held-out pairs
-    held_out : int, 1 <= held_out < number of cue phrases (6): test pairs per neutral phrase and sense
+    held_out : int, 1 <= held_out < 8: test pairs per neutral phrase and sense
 
     Returns
     -------
-    Corpus whose ``test`` holds ``2 frames x 2 cue sides x 6 neutral phrases x 2 senses x held_out``
-    sentences, balanced over senses for every neutral phrase.
+    Corpus whose ``test`` holds ``2 cue sides x 8 neutral phrases x 2 senses x held_out``
+    sentences, and whose ``train`` holds every other sentence.
 
     >>> corpus = make_corpus(seed=0)
     >>> len(corpus.train), len(corpus.test)
-    (360, 144)
+    (320, 128)
     >>> s = corpus.test[0]
     >>> s.text, s.sense, s.cue, s.position
-    ('we asked for a loan at the bank', 'money', 'before', 7)
+    ('the central bank was quiet today', 'money', 'before', 2)
     >>> set(corpus.train).isdisjoint(corpus.test)
     True
     """
-    n_cues = min(len(f.left[s]) for f in GRAMMAR for s in SENSES)
+    n_cues = min(len(side[s]) for side in (LEFT, RIGHT) for s in SENSES)
     if not 1 <= held_out < n_cues:
         raise ValueError(f"held_out must be between 1 and {n_cues - 1}, got {held_out}")
     rng = np.random.default_rng(seed)
     train: list[Sentence] = []
     test: list[Sentence] = []
-    for frame in GRAMMAR:
-        for sense in SENSES:
-            # cue before "bank": a sense phrase on the left, a neutral phrase on the right
-            for right in frame.right["neutral"]:
-                chosen = set(rng.choice(len(frame.left[sense]), size=held_out, replace=False).tolist())
-                for k, left in enumerate(frame.left[sense]):
-                    s = _sentence(frame, sense, left, "neutral", right)
-                    (test if k in chosen else train).append(s)
-            # cue after "bank"
-            for left in frame.left["neutral"]:
-                chosen = set(rng.choice(len(frame.right[sense]), size=held_out, replace=False).tolist())
-                for k, right in enumerate(frame.right[sense]):
-                    s = _sentence(frame, "neutral", left, sense, right)
-                    (test if k in chosen else train).append(s)
-            # cues on both sides: training only
-            train += [_sentence(frame, sense, left, sense, right)
-                      for left in frame.left[sense] for right in frame.right[sense]]
-        # no cue at all: ambiguous, unlabelled, training only
-        train += [_sentence(frame, "neutral", left, "neutral", right)
-                  for left in frame.left["neutral"] for right in frame.right["neutral"]]
+    for sense in SENSES:
+        # cue before "bank": a sense phrase on the left, a neutral phrase on the right
+        for right in RIGHT["neutral"]:
+            chosen = set(rng.choice(len(LEFT[sense]), size=held_out, replace=False).tolist())
+            for k, left in enumerate(LEFT[sense]):
+                (test if k in chosen else train).append(_sentence(sense, left, "neutral", right))
+        # cue after "bank": a neutral phrase on the left, a sense phrase on the right
+        for left in LEFT["neutral"]:
+            chosen = set(rng.choice(len(RIGHT[sense]), size=held_out, replace=False).tolist())
+            for k, right in enumerate(RIGHT[sense]):
+                (test if k in chosen else train).append(_sentence("neutral", left, sense, right))
+        # cues on both sides: training only
+        train += [_sentence(sense, left, sense, right) for left in LEFT[sense] for right in RIGHT[sense]]
+    # no cue at all: ambiguous, unlabelled, training only
+    train += [_sentence("neutral", left, "neutral", right)
+              for left in LEFT["neutral"] for right in RIGHT["neutral"]]
     return Corpus(train=tuple(train), test=tuple(test))
 
 
 def vocabulary(sentences) -> tuple[str, ...]:
     """The boundary tokens, then every word of ``sentences`` in sorted order.
 
-    >>> vocabulary([Sentence(("the", "bank", "was", "empty"), None, "none", "subject")])
+    >>> vocabulary([Sentence(("the", "bank", "was", "empty"), None, "none")])
     ('<s>', '</s>', 'bank', 'empty', 'the', 'was')
     """
     words = sorted({w for s in sentences for w in s.words})

@@ -1,0 +1,468 @@
+r"""Bidirectional LSTMs and a small bidirectional language model in the style of ELMo.
+
+A bidirectional LSTM runs one LSTM left to right and another right to left over the same inputs,
+and puts their states side by side::
+
+    hf[t] = LSTM_fwd(xs[0], ..., xs[t])           # has read the sentence up to t
+    hb[t] = LSTM_bwd(xs[T-1], ..., xs[t])         # has read the sentence from its end back to t
+    hs[t] = [hf[t], hb[t]]                        # (T, [B,] d_fwd + d_bwd)
+
+The bidirectional language model (biLM) of Peters et al. (2018) trains such a pair on raw text:
+a shared embedding ``E`` turns token ids into vectors, the forward LSTM's state at ``t`` predicts
+the token at ``t + 1``, the backward LSTM's state at ``t`` predicts the token at ``t - 1``, and
+both directions share one softmax layer ``(W_out, b_out)``::
+
+    x[t]      = E[ids[t]]                                       # (T, B, d_embed)
+    p_fwd[t]  = softmax(hf[t] @ W_out.T + b_out)   predicts ids[t + 1],  t = 0 .. T-2
+    p_bwd[t]  = softmax(hb[t] @ W_out.T + b_out)   predicts ids[t - 1],  t = 1 .. T-1
+    loss      = (mean_t -log p_fwd[t][ids[t+1]] + mean_t -log p_bwd[t][ids[t-1]]) / 2
+
+With ``n_layers > 1`` each direction is a stack: layer ``l`` of the forward LSTM reads the states
+of layer ``l - 1`` of the forward LSTM (and likewise backwards), and the top layer feeds the
+softmax. Every sequence starts with ``<s>`` and ends with ``</s>`` (see :mod:`seqmodels.senses`),
+so every word has a left and a right neighbour to be predicted from.
+
+Parameters are a ``dict[str, ndarray]``:
+
+================  =================================  =======================================
+key               shape                              role
+================  =================================  =======================================
+``"E"``           ``(vocab, d_embed)``               token embedding, the static vectors
+``"fwd{l}.W"``    ``(4 d_hidden, d_in + d_hidden)``  forward LSTM of layer ``l`` (lstm_step)
+``"fwd{l}.b"``    ``(4 d_hidden,)``
+``"bwd{l}.W"``    ``(4 d_hidden, d_in + d_hidden)``  backward LSTM of layer ``l``
+``"bwd{l}.b"``    ``(4 d_hidden,)``
+``"W_out"``       ``(vocab, d_hidden)``              softmax shared by both directions
+``"b_out"``       ``(vocab,)``
+================  =================================  =======================================
+
+(``d_in = d_embed`` for layer 0, ``d_hidden`` above it.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._checks import as_float_array, check_shape
+from .lstm import init_lstm, lstm_backward, lstm_forward
+from .train import Adam, clip_grad_norm, softmax_cross_entropy
+
+Params = dict[str, np.ndarray]
+DIRECTIONS = ("fwd", "bwd")
+
+
+def _check_pair(name, pair):
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+        raise ValueError(f"{name} must be a (W, b) pair in the lstm_step layout, got {type(pair).__name__}"
+                         + (f" of length {len(pair)}" if isinstance(pair, (tuple, list)) else ""))
+    W = as_float_array(f"{name}[0] (W)", pair[0], ndims=(2,))
+    return W, pair[1]
+
+
+def _zero_state(xs: np.ndarray, W: np.ndarray) -> np.ndarray:
+    return np.zeros(xs.shape[1:-1] + (W.shape[0] // 4,))  # ([B,] d_hidden)
+
+
+def bilstm_forward(xs, fwd, bwd) -> np.ndarray:
+    """Run a forward and a backward LSTM over ``xs`` from zero states; concatenate their states.
+
+    ``hs[t, ..., :d_fwd]`` is the forward LSTM's state after reading ``xs[0] .. xs[t]``;
+    ``hs[t, ..., d_fwd:]`` is the backward LSTM's state after reading ``xs[T-1] .. xs[t]`` (it runs
+    :func:`seqmodels.lstm.lstm_forward` on the reversed sequence, and its states are reversed back
+    so that both halves of row ``t`` belong to the same position).
+
+    Parameters
+    ----------
+    xs : ndarray of shape (T, d_in) or (T, batch, d_in), T >= 1
+    fwd, bwd : (W, b) pairs in the :func:`seqmodels.lstm.lstm_step` layout, ``W`` of shape
+        (4 * d_fwd, d_in + d_fwd) and (4 * d_bwd, d_in + d_bwd)
+
+    Returns
+    -------
+    hs : ndarray of shape (T, d_fwd + d_bwd) or (T, batch, d_fwd + d_bwd)
+
+    The last row's forward half has read the whole sentence, and so has the first row's backward
+    half; the backward half of the last row has read only the last input:
+
+    >>> import numpy as np
+    >>> from seqmodels.lstm import init_lstm, lstm_forward
+    >>> rng = np.random.default_rng(0)
+    >>> fwd, bwd = init_lstm(3, 2, rng), init_lstm(3, 2, rng)
+    >>> xs = rng.normal(size=(4, 3))
+    >>> hs = bilstm_forward(xs, fwd, bwd)
+    >>> hs.shape
+    (4, 4)
+    >>> last_only = lstm_forward(xs[-1:], np.zeros(2), np.zeros(2), *bwd)[0][0]
+    >>> bool(np.allclose(hs[-1, 2:], last_only))
+    True
+    """
+    W_f, b_f = _check_pair("fwd", fwd)
+    W_b, b_b = _check_pair("bwd", bwd)
+    xs = as_float_array("xs", xs, ndims=(2, 3))
+    z_f, z_b = _zero_state(xs, W_f), _zero_state(xs, W_b)
+    h_f = lstm_forward(xs, z_f, z_f, W_f, b_f)[0]  # (T, [B,] d_fwd)
+    h_b = lstm_forward(xs[::-1], z_b, z_b, W_b, b_b)[0][::-1]  # read backwards, stored forwards
+    return np.concatenate([h_f, h_b], axis=-1)  # (T, [B,] d_fwd + d_bwd)
+
+
+# --- The bidirectional language model ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BiLMConfig:
+    """Size and training budget of a :func:`train_bilm` run."""
+
+    d_embed: int = 32  #: static vector size; equal to d_hidden so ELMo's layer 0, [x, x], has 2 * d_hidden
+    d_hidden: int = 32  #: state size of each direction, so a contextual vector has 2 * d_hidden
+    n_layers: int = 1  #: LSTM layers per direction; ELMo uses 2
+    epochs: int = 40  #: passes over the training sentences; the sense clusters are settled by then
+    batch: int = 32  #: sentences per update (all of one length, so no padding is needed)
+    lr: float = 1e-2  #: Adam step size
+    clip: float = 5.0  #: maximum global gradient norm; a guard, rarely reached on this corpus
+    seed: int = 0  #: seeds the initial weights and the order of the batches
+
+
+def n_layers_of(params: Params) -> int:
+    """Number of LSTM layers per direction in ``params``."""
+    n = 0
+    while f"fwd{n}.W" in params:
+        n += 1
+    return n
+
+
+def init_bilm(vocab_size: int, config: BiLMConfig, rng: np.random.Generator) -> Params:
+    """Random biLM weights: ``E`` entries ``N(0, 1)``, LSTMs from :func:`seqmodels.lstm.init_lstm`
+    (forget bias 1), ``W_out`` entries ``N(0, 1 / d_hidden)``, ``b_out = 0``.
+
+    >>> p = init_bilm(10, BiLMConfig(d_embed=3, d_hidden=4, n_layers=2), np.random.default_rng(0))
+    >>> {k: v.shape for k, v in p.items()}  # doctest: +NORMALIZE_WHITESPACE
+    {'E': (10, 3), 'fwd0.W': (16, 7), 'fwd0.b': (16,), 'bwd0.W': (16, 7), 'bwd0.b': (16,),
+     'fwd1.W': (16, 8), 'fwd1.b': (16,), 'bwd1.W': (16, 8), 'bwd1.b': (16,), 'W_out': (10, 4),
+     'b_out': (10,)}
+    """
+    if vocab_size < 2 or config.d_embed < 1 or config.d_hidden < 1 or config.n_layers < 1:
+        raise ValueError("vocab_size must be >= 2 and d_embed, d_hidden, n_layers >= 1, got "
+                         f"vocab_size={vocab_size}, d_embed={config.d_embed}, "
+                         f"d_hidden={config.d_hidden}, n_layers={config.n_layers}")
+    H = config.d_hidden
+    params = {"E": rng.normal(size=(vocab_size, config.d_embed))}
+    for layer in range(config.n_layers):
+        d_in = config.d_embed if layer == 0 else H
+        for direction in DIRECTIONS:
+            params[f"{direction}{layer}.W"], params[f"{direction}{layer}.b"] = init_lstm(d_in, H, rng)
+    params["W_out"] = rng.normal(scale=1.0 / np.sqrt(H), size=(vocab_size, H))
+    params["b_out"] = np.zeros(vocab_size)
+    return params
+
+
+def _check_params(params: Params) -> tuple[int, int]:
+    """Shapes of every entry; returns ``(vocab_size, d_hidden)``."""
+    for key in ("E", "fwd0.W", "W_out", "b_out"):
+        if key not in params:
+            raise KeyError(f"params has no entry {key!r}; it must hold E, fwd0.W, ..., W_out, b_out "
+                           f"(see init_bilm), got keys {sorted(params)}")
+    E = as_float_array("params['E']", params["E"], ndims=(2,))
+    V, d_embed = E.shape
+    W_out = as_float_array("params['W_out']", params["W_out"], ndims=(2,))
+    H = W_out.shape[1]
+    check_shape("params['W_out']", W_out, (V, H), "(vocab, d_hidden)")
+    check_shape("params['b_out']", as_float_array("params['b_out']", params["b_out"], ndims=(1,)),
+                (V,), "(vocab,)")
+    for layer in range(n_layers_of(params)):
+        d_in = d_embed if layer == 0 else H
+        for direction in DIRECTIONS:
+            key = f"{direction}{layer}"
+            if f"{key}.W" not in params or f"{key}.b" not in params:
+                raise KeyError(f"params has no entry {key + '.W'!r} or {key + '.b'!r}")
+            check_shape(f"params['{key}.W']", as_float_array(f"params['{key}.W']", params[f"{key}.W"], (2,)),
+                        (4 * H, d_in + H), "(4 * d_hidden, d_in + d_hidden)")
+    return V, H
+
+
+def _check_ids(ids, vocab_size: int) -> np.ndarray:
+    ids = np.asarray(ids)
+    if ids.dtype.kind not in "iu":
+        raise ValueError(f"ids must be an integer array of token ids, got dtype {ids.dtype}")
+    if ids.ndim not in (1, 2):
+        raise ValueError(f"ids must be 1-D (T,) or 2-D (T, batch), got shape {ids.shape}")
+    if ids.shape[0] < 2:
+        raise ValueError(f"ids must hold at least 2 tokens (<s> and </s>), got shape {ids.shape}")
+    if ids.min() < 0 or ids.max() >= vocab_size:
+        raise ValueError(f"ids must lie in 0 .. {vocab_size - 1} (vocab = {vocab_size}), "
+                         f"got values from {ids.min()} to {ids.max()}")
+    return ids
+
+
+def _run_direction(params: Params, direction: str, ids: np.ndarray):
+    """One direction's stack over ``ids`` (T, B) already in its reading order.
+
+    Returns the input of every layer and the states of every layer, each (T, B, .)."""
+    inputs, states = [], []
+    x = params["E"][ids]  # (T, B, d_embed)
+    for layer in range(n_layers_of(params)):
+        W, b = params[f"{direction}{layer}.W"], params[f"{direction}{layer}.b"]
+        z = _zero_state(x, W)
+        h = lstm_forward(x, z, z, W, b)[0]  # (T, B, d_hidden)
+        inputs.append(x)
+        states.append(h)
+        x = h
+    return inputs, states
+
+
+def bilm_states(params: Params, ids) -> list[np.ndarray]:
+    """Contextual vectors of every token: one ``(T, [batch,] 2 * d_hidden)`` array per layer.
+
+    Row ``t`` of layer ``l`` is ``[hf, hb]``: the forward stack's layer-``l`` state after reading
+    ``ids[0] .. ids[t]`` and the backward stack's after reading ``ids[T-1] .. ids[t]``. For one layer
+    this is :func:`bilstm_forward` applied to the embedded tokens.
+
+    Parameters
+    ----------
+    params : dict from :func:`init_bilm` or :func:`train_bilm`
+    ids : integer ndarray of shape (T,) or (T, batch), T >= 2
+
+    >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
+    >>> layers = bilm_states(p, np.array([0, 3, 2, 1]))
+    >>> len(layers), layers[0].shape
+    (1, (4, 8))
+    """
+    V, _ = _check_params(params)
+    ids = _check_ids(ids, V)
+    batched = ids if ids.ndim == 2 else ids[:, None]  # (T, B)
+    _, h_f = _run_direction(params, "fwd", batched)
+    _, h_b = _run_direction(params, "bwd", batched[::-1])
+    layers = [np.concatenate([f, b[::-1]], axis=-1) for f, b in zip(h_f, h_b)]  # (T, B, 2H)
+    return layers if ids.ndim == 2 else [h[:, 0] for h in layers]
+
+
+def bilm_loss(params: Params, ids) -> float:
+    """The biLM's loss on ``ids`` (see the module docstring); :func:`bilm_loss_and_grads` without
+    the gradients."""
+    return bilm_loss_and_grads(params, ids, grads=False)[0]
+
+
+def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float, Params]:
+    """Mean next-token and previous-token cross-entropy on ``ids``, and its gradient.
+
+    Each direction runs over the tokens in its own reading order (the backward one over
+    ``ids[::-1]``), so both do the same thing: the top state at step ``t`` predicts the token read
+    at step ``t + 1``. Backwards through each direction::
+
+        dlogits          = (p - onehot(next)) / (2 N)      # N = (T - 1) * batch predictions
+        dW_out          += dlogits^T h_top;   db_out += sum dlogits
+        dh_top[:-1]      = dlogits W_out                   # the last state predicts nothing
+        dW, db, dxs      = lstm_backward(layer input, dh)  # layer by layer, top to bottom
+        dE[ids[t]]      += dxs[t]                           # the embedding rows that were read
+
+    Parameters
+    ----------
+    params : dict from :func:`init_bilm`
+    ids : integer ndarray of shape (T,) or (T, batch), T >= 2
+    grads : bool, if False only the loss is computed (the gradient dict is empty)
+
+    Returns
+    -------
+    loss : float, the mean of the two directions' mean cross-entropies (nats per token)
+    grads : dict with the keys of ``params``
+
+    >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
+    >>> loss, g = bilm_loss_and_grads(p, np.array([[0, 0], [3, 4], [2, 5], [1, 1]]))
+    >>> round(loss, 3), sorted(g) == sorted(p)
+    (1.762, True)
+    """
+    V, H = _check_params(params)
+    ids = _check_ids(ids, V)
+    ids = ids if ids.ndim == 2 else ids[:, None]  # (T, B)
+    T, B = ids.shape
+    W_out, b_out = params["W_out"], params["b_out"]
+    total = 0.0
+    g: Params = {k: np.zeros_like(v, dtype=np.float64) for k, v in params.items()} if grads else {}
+    for direction, order in zip(DIRECTIONS, (ids, ids[::-1])):
+        inputs, states = _run_direction(params, direction, order)
+        top = states[-1][:-1].reshape(-1, H)  # ((T-1) B, H): every state that predicts a token
+        loss, dlogits = softmax_cross_entropy(top @ W_out.T + b_out, order[1:].ravel())
+        total += loss / 2
+        if not grads:
+            continue
+        dlogits /= 2  # the loss is the mean of the two directions
+        g["W_out"] += dlogits.T @ top
+        g["b_out"] += dlogits.sum(axis=0)
+        dhs = np.zeros_like(states[-1])  # (T, B, H)
+        dhs[:-1] = (dlogits @ W_out).reshape(T - 1, B, H)
+        for layer in reversed(range(len(states))):
+            key = f"{direction}{layer}"
+            W, b = params[f"{key}.W"], params[f"{key}.b"]
+            z = _zero_state(inputs[layer], W)
+            gl = lstm_backward(inputs[layer], z, z, W, b, dhs)
+            g[f"{key}.W"] += gl["W"]
+            g[f"{key}.b"] += gl["b"]
+            dhs = gl["xs"]  # gradient at this layer's input: the states of the layer below
+        np.add.at(g["E"], order, dhs)  # dhs is now dL/dx for every token read: (T, B, d_embed)
+    return total, g
+
+
+@dataclass
+class TrainedBiLM:
+    """The result of :func:`train_bilm`."""
+
+    params: Params
+    config: BiLMConfig
+    losses: np.ndarray  #: (updates,) training loss of each batch, before its update
+    epoch_losses: np.ndarray  #: (epochs,) mean training loss per token in each epoch
+
+
+def length_batches(sequences, batch: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Group sequences of equal length into ``(T, n)`` id arrays of at most ``batch`` columns.
+
+    Sentences are shuffled within each length and the batches are shuffled among themselves, so
+    every epoch sees the data in a new order without padding any sentence.
+
+    >>> seqs = [np.array([0, 5, 1]), np.array([0, 4, 1]), np.array([0, 3, 2, 1])]
+    >>> sorted(b.shape for b in length_batches(seqs, 8, np.random.default_rng(0)))
+    [(3, 2), (4, 1)]
+    """
+    if batch < 1:
+        raise ValueError(f"batch must be >= 1, got {batch}")
+    by_length: dict[int, list[int]] = {}
+    for n, seq in enumerate(sequences):
+        by_length.setdefault(len(seq), []).append(n)
+    batches = []
+    for length in sorted(by_length):
+        members = np.array(by_length[length])[rng.permutation(len(by_length[length]))]
+        for start in range(0, len(members), batch):
+            batches.append(np.stack([sequences[n] for n in members[start:start + batch]], axis=1))
+    return [batches[k] for k in rng.permutation(len(batches))]
+
+
+def train_bilm(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig()) -> TrainedBiLM:
+    """Train a biLM on ``sequences`` (1-D integer id arrays, each ``<s> ... </s>``) with Adam and
+    gradient clipping (:mod:`seqmodels.train`).
+
+    >>> seqs = [np.array([0, 2, 3, 1]), np.array([0, 3, 3, 2, 1])] * 4
+    >>> run = train_bilm(seqs, 4, BiLMConfig(d_embed=4, d_hidden=4, epochs=40, batch=8))
+    >>> bool(run.epoch_losses[-1] < 0.5 * run.epoch_losses[0])
+    True
+    """
+    if len(sequences) == 0:
+        raise ValueError("sequences must hold at least one sentence, got none")
+    if config.epochs < 1:
+        raise ValueError(f"epochs must be >= 1, got {config.epochs}")
+    sequences = [_check_ids(s, vocab_size) for s in sequences]
+    for n, s in enumerate(sequences):
+        if s.ndim != 1:
+            raise ValueError(f"sequences[{n}] must be 1-D (T,), got shape {s.shape}")
+    rng = np.random.default_rng([config.seed, 0])
+    order_rng = np.random.default_rng([config.seed, 1])
+    params = init_bilm(vocab_size, config, rng)
+    opt = Adam(lr=config.lr)
+    losses, epoch_losses = [], []
+    for _ in range(config.epochs):
+        tokens = weighted = 0.0
+        for ids in length_batches(sequences, config.batch, order_rng):
+            loss, grads = bilm_loss_and_grads(params, ids)
+            grads, _ = clip_grad_norm(grads, config.clip)
+            opt.step(params, grads)
+            losses.append(loss)
+            weighted += loss * ids.size
+            tokens += ids.size
+        epoch_losses.append(weighted / tokens)
+    return TrainedBiLM(params, config, np.array(losses), np.array(epoch_losses))
+
+
+# --- Contextual vectors of one token per sentence ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TokenVectors:
+    """The representations of one chosen token in each of ``N`` sentences.
+
+    Attributes
+    ----------
+    static : ndarray of shape (N, d_embed), the embedding row: the same for every occurrence
+    forward : ndarray of shape (n_layers, N, d_hidden), forward states (left context and the token)
+    backward : ndarray of shape (n_layers, N, d_hidden), backward states (right context and the token)
+    """
+
+    static: np.ndarray
+    forward: np.ndarray
+    backward: np.ndarray
+
+    @property
+    def concat(self) -> np.ndarray:
+        """``[forward, backward]`` per layer, shape (n_layers, N, 2 * d_hidden)."""
+        return np.concatenate([self.forward, self.backward], axis=-1)
+
+    def layers(self) -> np.ndarray:
+        """ELMo's stack of representations, shape (n_layers + 1, N, 2 * d_hidden): layer 0 is the
+        static vector repeated for both directions, ``[x, x]`` (needs ``d_embed == d_hidden``),
+        layers 1.. are :attr:`concat`."""
+        if self.static.shape[1] != self.forward.shape[2]:
+            raise ValueError("layer 0 is [x, x], so d_embed must equal d_hidden, got "
+                             f"d_embed={self.static.shape[1]}, d_hidden={self.forward.shape[2]}")
+        return np.concatenate([np.concatenate([self.static] * 2, axis=-1)[None], self.concat])
+
+
+def token_vectors(params: Params, sequences, positions) -> TokenVectors:
+    """Static and contextual vectors of the token at ``positions[n]`` of ``sequences[n]``.
+
+    Sentences of equal length run as one batch. ``positions`` index the id arrays, which start with
+    ``<s>``: the word ``words[k]`` of a sentence sits at position ``k + 1``.
+
+    >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
+    >>> tv = token_vectors(p, [np.array([0, 3, 2, 1]), np.array([0, 4, 2, 5, 1])], [2, 2])
+    >>> tv.static.shape, tv.forward.shape, tv.concat.shape
+    ((2, 3), (1, 2, 4), (1, 2, 8))
+    >>> bool(np.allclose(tv.static[0], tv.static[1]))  # the same word, the same static vector
+    True
+    """
+    V, H = _check_params(params)
+    if len(sequences) != len(positions):
+        raise ValueError(f"positions must have one entry per sequence ({len(sequences)}), got {len(positions)}")
+    if len(sequences) == 0:
+        raise ValueError("sequences must hold at least one sentence, got none")
+    L, N = n_layers_of(params), len(sequences)
+    fwd, bwd = np.empty((L, N, H)), np.empty((L, N, H))
+    static = np.empty((N, params["E"].shape[1]))
+    by_length: dict[int, list[int]] = {}
+    for n, seq in enumerate(sequences):
+        seq = _check_ids(seq, V)
+        if not 0 <= positions[n] < len(seq):
+            raise ValueError(f"positions[{n}] must lie in 0 .. {len(seq) - 1}, got {positions[n]}")
+        by_length.setdefault(len(seq), []).append(n)
+    for members in by_length.values():
+        ids = np.stack([np.asarray(sequences[n]) for n in members], axis=1)  # (T, n)
+        pos = np.array([positions[n] for n in members])
+        cols = np.arange(len(members))
+        for layer, h in enumerate(bilm_states(params, ids)):  # (T, n, 2H)
+            fwd[layer, members] = h[pos, cols, :H]
+            bwd[layer, members] = h[pos, cols, H:]
+        static[members] = params["E"][ids[pos, cols]]
+    return TokenVectors(static, fwd, bwd)
+
+
+def elmo_mix(layers, w, gamma: float = 1.0) -> np.ndarray:
+    r"""ELMo's task-specific combination of the layers, ``gamma * sum_j softmax(w)_j * layers[j]``.
+
+    Peters et al. (2018, eq. 1): :math:`\mathrm{ELMo}_k = \gamma \sum_{j=0}^{L} s_j h_{k,j}` with
+    ``s = softmax(w)``; a downstream task learns ``w`` and ``gamma``.
+
+    Parameters
+    ----------
+    layers : ndarray of shape (L + 1, ..., D), e.g. :meth:`TokenVectors.layers`
+    w : ndarray of shape (L + 1,), unnormalised layer weights
+    gamma : float, overall scale
+
+    >>> layers = np.array([[[1.0, 0.0]], [[0.0, 1.0]]])  # 2 layers, 1 token, D = 2
+    >>> elmo_mix(layers, np.zeros(2))  # equal weights: the average
+    array([[0.5, 0.5]])
+    """
+    layers = as_float_array("layers", layers, ndims=tuple(range(2, 8)))
+    w = as_float_array("w", w, ndims=(1,))
+    check_shape("w", w, (layers.shape[0],), "(n_layers + 1,)")
+    if not np.isfinite(gamma):
+        raise ValueError(f"gamma must be finite, got {gamma}")
+    s = np.exp(w - w.max())
+    s /= s.sum()
+    return gamma * np.tensordot(s, layers, axes=1)

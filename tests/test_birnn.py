@@ -1,0 +1,182 @@
+"""seqmodels.birnn: the reversal property, biLM gradients against finite differences, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra.numpy import arrays
+
+from gradcheck import numerical_gradient, relative_error
+from seqmodels.birnn import (BiLMConfig, TokenVectors, bilm_loss, bilm_loss_and_grads, bilm_states,
+                             bilstm_forward, elmo_mix, init_bilm, length_batches, token_vectors,
+                             train_bilm)
+from seqmodels.lstm import init_lstm, lstm_forward
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 4), st.integers(1, 5), st.integers(1, 5),
+       st.sampled_from([None, 1, 3]), st.integers(0, 2**32 - 1))
+def test_backward_half_is_the_forward_lstm_on_the_reversed_sequence(T, d_in, d_fwd, d_bwd, batch, seed):
+    rng = np.random.default_rng(seed)
+    fwd, bwd = init_lstm(d_in, d_fwd, rng), init_lstm(d_in, d_bwd, rng)
+    lead = (T,) if batch is None else (T, batch)
+    xs = rng.normal(scale=2.0, size=lead + (d_in,))
+    hs = bilstm_forward(xs, fwd, bwd)
+    assert hs.shape == lead + (d_fwd + d_bwd,)
+    zb = np.zeros(lead[1:] + (d_bwd,))
+    reversed_run = lstm_forward(xs[::-1], zb, zb, *bwd)[0][::-1]
+    np.testing.assert_allclose(hs[..., d_fwd:], reversed_run, rtol=0, atol=1e-14)
+    zf = np.zeros(lead[1:] + (d_fwd,))
+    np.testing.assert_allclose(hs[..., :d_fwd], lstm_forward(xs, zf, zf, *fwd)[0], rtol=0, atol=1e-14)
+
+
+@settings(max_examples=25, deadline=None)
+@given(arrays(np.float64, (6, 2), elements=st.floats(-50, 50)), st.integers(0, 5), st.integers(0, 2**32 - 1))
+def test_each_half_sees_only_its_own_side(xs, t, seed):
+    """Changing the input at t moves the forward half only from t on, the backward half only up to t."""
+    rng = np.random.default_rng(seed)
+    fwd, bwd = init_lstm(2, 3, rng), init_lstm(2, 3, rng)
+    hs = bilstm_forward(xs, fwd, bwd)
+    changed = xs.copy()
+    changed[t] += 1.0
+    hs2 = bilstm_forward(changed, fwd, bwd)
+    np.testing.assert_array_equal(hs2[:t, :3], hs[:t, :3])  # forward: positions before t untouched
+    np.testing.assert_array_equal(hs2[t + 1:, 3:], hs[t + 1:, 3:])  # backward: positions after t
+
+
+def make_bilm(seed, n_layers, vocab=7, d_embed=3, d_hidden=4):
+    rng = np.random.default_rng(seed)
+    params = init_bilm(vocab, BiLMConfig(d_embed=d_embed, d_hidden=d_hidden, n_layers=n_layers), rng)
+    for k in params:  # move off the initial point (b_out = 0, forget bias exactly 1)
+        params[k] = params[k] + 0.2 * rng.normal(size=params[k].shape)
+    return params, rng
+
+
+@pytest.mark.parametrize("seed,n_layers,T,batch", [(0, 1, 2, None), (1, 1, 5, 3), (2, 2, 4, 2), (3, 2, 6, None)])
+def test_bilm_gradients_match_central_differences(seed, n_layers, T, batch):
+    params, rng = make_bilm(seed, n_layers)
+    ids = rng.integers(0, 7, size=(T,) if batch is None else (T, batch))
+    loss, grads = bilm_loss_and_grads(params, ids)
+    assert loss == pytest.approx(bilm_loss(params, ids), abs=1e-15)
+    for name in params:
+        numeric = numerical_gradient(lambda: bilm_loss(params, ids), params[name])
+        err = relative_error(grads[name], numeric)
+        assert err <= 1e-6, f"d{name}: relative error {err:.2e} against central differences"
+
+
+def test_bilm_loss_is_the_mean_of_both_directions_written_out():
+    """An independent computation of the loss from bilm_states and the shared softmax."""
+    params, rng = make_bilm(4, 1)
+    ids = rng.integers(0, 7, size=6)
+    hs = bilm_states(params, ids)[0]  # (T, 2H)
+    H = params["W_out"].shape[1]
+
+    def nll(h, targets):
+        logits = h @ params["W_out"].T + params["b_out"]
+        logp = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+        return -logp[np.arange(len(targets)), targets].mean()
+
+    expected = (nll(hs[:-1, :H], ids[1:]) + nll(hs[1:, H:], ids[:-1])) / 2
+    assert bilm_loss(params, ids) == pytest.approx(expected, rel=1e-12)
+
+
+def test_one_layer_states_are_bilstm_forward_of_the_embeddings_and_batches_are_independent():
+    params, rng = make_bilm(5, 2)
+    ids = rng.integers(0, 7, size=(5, 3))
+    layers = bilm_states(params, ids)
+    first = bilstm_forward(params["E"][ids], (params["fwd0.W"], params["fwd0.b"]),
+                           (params["bwd0.W"], params["bwd0.b"]))
+    np.testing.assert_allclose(layers[0], first, atol=1e-14)
+    for j in range(3):
+        for alone, together in zip(bilm_states(params, ids[:, j]), layers):
+            np.testing.assert_allclose(alone, together[:, j], atol=1e-14)
+
+
+def test_token_vectors_pick_the_right_rows_across_lengths():
+    params, _ = make_bilm(6, 2)
+    seqs = [np.array([0, 3, 2, 1]), np.array([0, 4, 5, 2, 1]), np.array([0, 2, 6, 1])]
+    positions = [2, 3, 1]
+    tv = token_vectors(params, seqs, positions)
+    assert tv.forward.shape == (2, 3, 4) and tv.static.shape == (3, 3)
+    for n, (seq, pos) in enumerate(zip(seqs, positions)):
+        np.testing.assert_allclose(tv.static[n], params["E"][2])
+        for layer, h in enumerate(bilm_states(params, seq)):
+            np.testing.assert_allclose(tv.concat[layer, n], h[pos], atol=1e-14)
+
+
+def test_elmo_mix_weights_are_a_softmax_and_layers_need_matching_sizes():
+    layers = np.random.default_rng(0).normal(size=(3, 5, 4))
+    mixed = elmo_mix(layers, np.array([0.0, np.log(3.0), 0.0]), gamma=2.0)
+    np.testing.assert_allclose(mixed, 2.0 * (layers[0] + 3 * layers[1] + layers[2]) / 5)
+    np.testing.assert_allclose(elmo_mix(layers, np.array([50.0, 0.0, 0.0])), layers[0], atol=1e-20)
+    tv = TokenVectors(np.zeros((5, 2)), np.zeros((1, 5, 2)), np.ones((1, 5, 2)))
+    assert tv.layers().shape == (2, 5, 4)
+    with pytest.raises(ValueError, match=r"d_embed must equal d_hidden, got d_embed=3, d_hidden=2"):
+        TokenVectors(np.zeros((5, 3)), np.zeros((1, 5, 2)), np.ones((1, 5, 2))).layers()
+    with pytest.raises(ValueError, match=r"w must have shape \(n_layers \+ 1,\) = \(3,\), got \(2,\)"):
+        elmo_mix(layers, np.zeros(2))
+
+
+def test_training_lowers_the_loss_and_is_reproducible():
+    seqs = [np.array([0, 2, 3, 4, 1]), np.array([0, 5, 3, 6, 1]), np.array([0, 2, 6, 1])] * 3
+    config = BiLMConfig(d_embed=4, d_hidden=6, epochs=25, batch=4, seed=3)
+    run = train_bilm(seqs, 7, config)
+    assert run.epoch_losses[-1] < 0.5 * run.epoch_losses[0]
+    again = train_bilm(seqs, 7, config)
+    for k in run.params:
+        np.testing.assert_array_equal(run.params[k], again.params[k])
+
+
+def test_length_batches_cover_every_sequence_once():
+    rng = np.random.default_rng(0)
+    seqs = [np.arange(n % 4 + 2) + 10 * n for n in range(23)]
+    batches = length_batches(seqs, 3, rng)
+    assert all(b.shape[1] <= 3 for b in batches)
+    firsts = sorted(int(v) for b in batches for v in b[0])
+    assert firsts == sorted(int(s[0]) for s in seqs)
+
+
+W3 = init_lstm(2, 3, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("xs,fwd,bwd,error,match", [
+    (np.zeros((0, 2)), W3, W3, ValueError, r"xs must hold at least one time step \(T >= 1\), got shape \(0, 2\)"),
+    (np.zeros((4, 3)), W3, W3, ValueError, r"xs must have shape \(T, d_in\) = \(4, 2\), got \(4, 3\)"),
+    (np.array([[0.0, np.nan]]), W3, W3, ValueError, r"xs must be finite, got NaN or inf at index \(0, 1\)"),
+    (np.zeros(2), W3, W3, ValueError, r"xs must be 2-D or 3-D, got shape \(2,\)"),
+    (np.zeros((4, 2)), W3[0], W3, ValueError, r"fwd must be a \(W, b\) pair in the lstm_step layout, got ndarray"),
+    (np.zeros((4, 2)), W3, (W3[0],), ValueError, r"bwd must be a \(W, b\) pair .*, got tuple of length 1"),
+    (np.zeros((4, 2)), W3, (W3[0], np.zeros(5)), ValueError, r"b must have shape \(4 \* d_hidden,\) = \(12,\), got \(5,\)"),
+])
+def test_bilstm_forward_rejects_bad_input(xs, fwd, bwd, error, match):
+    with pytest.raises(error, match=match):
+        bilstm_forward(xs, fwd, bwd)
+
+
+def test_bilm_rejects_bad_ids_and_params():
+    params, _ = make_bilm(0, 1)
+    with pytest.raises(ValueError, match=r"ids must lie in 0 \.\. 6 \(vocab = 7\), got values from 0 to 7"):
+        bilm_loss(params, np.array([0, 7, 1]))
+    with pytest.raises(ValueError, match=r"ids must hold at least 2 tokens \(<s> and </s>\), got shape \(1,\)"):
+        bilm_loss(params, np.array([0]))
+    with pytest.raises(ValueError, match=r"ids must be an integer array of token ids, got dtype float64"):
+        bilm_states(params, np.array([0.0, 1.0]))
+    with pytest.raises(ValueError, match=r"ids must be 1-D \(T,\) or 2-D \(T, batch\), got shape \(2, 2, 2\)"):
+        bilm_states(params, np.zeros((2, 2, 2), dtype=int))
+    with pytest.raises(ValueError, match=r"params\['E'\] must be finite, got NaN or inf at index \(2, 1\)"):
+        bad = dict(params, E=params["E"].copy())
+        bad["E"][2, 1] = np.nan
+        bilm_loss(bad, np.array([0, 2, 1]))
+    with pytest.raises(KeyError, match=r"params has no entry 'W_out'"):
+        bilm_loss({k: v for k, v in params.items() if k != "W_out"}, np.array([0, 2, 1]))
+    with pytest.raises(ValueError, match=r"params\['fwd0.W'\] must have shape \(4 \* d_hidden, d_in \+ d_hidden\) = \(16, 7\), got \(16, 6\)"):
+        bilm_loss(dict(params, **{"fwd0.W": np.zeros((16, 6))}), np.array([0, 2, 1]))
+    with pytest.raises(ValueError, match=r"positions\[1\] must lie in 0 \.\. 2, got 3"):
+        token_vectors(params, [np.array([0, 2, 1])] * 2, [1, 3])
+    with pytest.raises(ValueError, match=r"sequences must hold at least one sentence, got none"):
+        train_bilm([], 7)
+    with pytest.raises(ValueError, match=r"sequences\[0\] must be 1-D \(T,\), got shape \(3, 1\)"):
+        train_bilm([np.zeros((3, 1), dtype=int)], 7)
+    with pytest.raises(ValueError, match=r"vocab_size must be >= 2"):
+        init_bilm(1, BiLMConfig(), np.random.default_rng(0))
