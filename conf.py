@@ -28,7 +28,7 @@ extensions = [
     "sphinx_togglebutton",
     "sphinx.ext.mathjax",
 ]
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "conftest.py", "_templates"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "conftest.py", "_templates", "_static"]
 templates_path = ["book/_templates"]  # accessibility fixes of theme templates (see each file)
 nitpicky = True
 numfig = True
@@ -115,7 +115,8 @@ bibtex_reference_style = "author_year"
 # --- HTML ---------------------------------------------------------------------------------------
 html_theme = "sphinx_book_theme"
 html_title = project
-html_static_path: list[str] = []
+html_static_path: list[str] = ["book/_static"]
+html_css_files = ["a11y.css"]  # accessibility fixes of the theme's colours (see the file)
 html_last_updated_fmt = None  # no build date on pages: two builds must give the same bytes
 html_copy_source = True
 html_context = {"default_mode": "auto"}  # a first visit must not log "invalid theme mode"

@@ -105,6 +105,8 @@ class Visit:
     theme: dict = field(default_factory=dict)
     dark_cards: list[dict] = field(default_factory=list)
     axe: list[dict] = field(default_factory=list)
+    solutions: list[dict] = field(default_factory=list)
+    solutions_opened: list[dict] = field(default_factory=list)
     screenshots: list[Path] = field(default_factory=list)
 
 
@@ -156,10 +158,24 @@ CARDS_JS = """() => Array.from(document.querySelectorAll(".bd-content img"))
   .filter(img => !img.classList.contains("only-dark") && !img.classList.contains("dark-light"))
   .map(img => ({src: img.getAttribute("src"), background: getComputedStyle(img).backgroundColor}))"""
 
+#: Exercise solutions: how many there are and how many are collapsed (their body not displayed).
+SOLUTIONS_JS = """() => Array.from(document.querySelectorAll("div.solution")).map(sol => ({
+  id: sol.id, dropdown: sol.classList.contains("dropdown"),
+  collapsed: Array.from(sol.children).filter(c => !c.classList.contains("admonition-title"))
+               .every(c => c.offsetParent === null || getComputedStyle(c).visibility === "hidden")}))"""
+
+#: Open every toggle and <details>, so that axe-core also checks what a reader can expand.
+EXPAND_JS = """() => {
+  document.querySelectorAll("details").forEach(d => { d.open = true; });
+  const hidden = document.querySelectorAll("button.toggle-button.toggle-button-hidden");
+  hidden.forEach(b => b.click());
+  return hidden.length;
+}"""
+
 AXE_JS = """async () => {
   const result = await axe.run(document, {resultTypes: ["violations"]});
   return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-    targets: v.nodes.slice(0, 5).map(n => n.target.join(" ")), count: v.nodes.length}));
+    targets: v.nodes.slice(0, 5).map(n => n.target.join(" ") + (n.any[0] && n.any[0].data && n.any[0].data.fgColor ? ` (${n.any[0].data.fgColor} on ${n.any[0].data.bgColor}, ratio ${n.any[0].data.contrastRatio})` : "")), count: v.nodes.length}));
 }"""
 
 
@@ -184,6 +200,10 @@ def open_page(context, server: str, page_name: str, visit: Visit, shots: Path) -
             path = shots / f"{stem}-{visit.scheme}{suffix}.png"
             page.screenshot(path=str(path), full_page=full)
             visit.screenshots.append(path)
+        visit.solutions = page.evaluate(SOLUTIONS_JS)
+        if page.evaluate(EXPAND_JS):
+            page.wait_for_timeout(400)  # the toggles' CSS transition
+        visit.solutions_opened = page.evaluate(SOLUTIONS_JS)
         page.add_script_tag(path=str(AXE))  # inline: the site itself never loads axe
         visit.axe = page.evaluate(AXE_JS)
     finally:
@@ -292,13 +312,21 @@ def test_no_serious_accessibility_violations(visits):
     assert not bad, f"axe-core violations of impact {FAILING_IMPACTS}: {bad}"
 
 
-def test_screenshots_of_every_page_in_both_modes(site, visits):
+def test_exercise_solutions_start_collapsed_and_open_on_click(visits):
+    solutions = {(v.page, s["id"]): s for v in visits if v.scheme == "light" for s in v.solutions}
+    assert any(page == "rnn.html" for page, _ in solutions), "no exercise solution found on rnn.html"
+    bad = {k: s for k, s in solutions.items() if not (s["dropdown"] and s["collapsed"])}
+    assert not bad, f"solutions shown before the reader opens them: {bad}"
+    still_closed = [(v.page, s["id"]) for v in visits for s in v.solutions_opened if s["collapsed"]]
+    assert not still_closed, f"solutions that did not open when their toggle was clicked: {still_closed}"
+
+
+def test_screenshots_of_every_page_in_both_modes(visits):
     for v in visits:
         for path in v.screenshots:
             assert path.is_file() and path.stat().st_size > 5_000, f"screenshot {path} is missing or blank"
-    light, dark = (Path(p) for p in next(v for v in visits if v.page == "rnn.html").screenshots[:1]
-                   + next(v for v in visits if v.page == "rnn.html" and v.scheme == "dark").screenshots[:1])
-    assert light.read_bytes() != dark.read_bytes(), "light and dark screenshots of rnn.html are identical"
+    rnn = {v.scheme: v.screenshots[0] for v in visits if v.page == "rnn.html"}
+    assert rnn["light"].read_bytes() != rnn["dark"].read_bytes(), "rnn.html looks the same in both modes"
 
 
 def search_results(browser, server: str, query: str) -> list[str]:
