@@ -233,10 +233,6 @@ def _log_sigmoid(x: np.ndarray) -> np.ndarray:
     return -np.logaddexp(0.0, -x)
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return np.exp(_log_sigmoid(x))
-
-
 def _sgns_pairs(W_in, W_out, centers, contexts, negatives):
     """Per-pair losses and the row gradients of their **sum** (the shared core of the public
     loss and of the training step).
@@ -250,9 +246,11 @@ def _sgns_pairs(W_in, W_out, centers, contexts, negatives):
     u_neg = W_out[negatives]  # (B, K, d)
     s_pos = np.einsum("bd,bd->b", u_pos, v)  # (B,)
     s_neg = np.einsum("bkd,bd->bk", u_neg, v)  # (B, K)
-    losses = -_log_sigmoid(s_pos) - _log_sigmoid(-s_neg).sum(axis=1)
-    g_pos = _sigmoid(s_pos) - 1.0  # (B,)   dl/ds_pos
-    g_neg = _sigmoid(s_neg)  # (B, K)  dl/ds_neg
+    log_p_pos = _log_sigmoid(s_pos)  # (B,)    log sigma(s_pos)
+    log_p_neg = _log_sigmoid(-s_neg)  # (B, K)  log sigma(-s_neg)
+    losses = -log_p_pos - log_p_neg.sum(axis=1)
+    g_pos = np.expm1(log_p_pos)  # (B,)    dl/ds_pos = sigma(s_pos) - 1
+    g_neg = -np.expm1(log_p_neg)  # (B, K)  dl/ds_neg = 1 - sigma(-s_neg) = sigma(s_neg)
     dv = g_pos[:, None] * u_pos + np.einsum("bk,bkd->bd", g_neg, u_neg)  # (B, d)
     du_pos = g_pos[:, None] * v  # (B, d)
     du_neg = g_neg[:, :, None] * v[:, None, :]  # (B, K, d)
