@@ -1,0 +1,158 @@
+"""seqmodels.bottlenecks: graphs, counts, probes and experiments (deterministic parts), bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from seqmodels.bottlenecks import (MODELS, TIMING_PAGES, best_time, comparison_table, critical_path,
+                                   dependency_graph, depth_experiment, final_states, gradient_by_distance,
+                                   kv_step_times, kv_total_times, layer_flops, linear_probe,
+                                   max_path_length, next_token_leak, positions_recovered,
+                                   sequential_timings, state_probe)
+
+BOOK = Path(__file__).resolve().parent.parent / "book"
+
+
+def test_timing_pages_exist_and_say_so():
+    for page in TIMING_PAGES:
+        text = (BOOK / f"{page}.md").read_text()
+        assert "measured on the build machine" in text, f"{page}.md does not label its timings"
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 40))
+def test_critical_paths_and_path_lengths(n):
+    expect = {"Word2Vec": (1, None), "RNN": (n, n if n > 1 else None), "LSTM": (n, n if n > 1 else None),
+              "Bi-LSTM": (n + 1, n + 1 if n > 1 else None),
+              "Transformer self-attention": (3, 2 if n > 1 else None), "causal attention": (3, 2 if n > 1 else None)}
+    for model, (steps, path) in expect.items():
+        g = dependency_graph(model, n)
+        assert critical_path(g) == steps, model
+        assert max_path_length(g, n) == path, model
+
+
+def test_graph_nodes_come_after_their_parents():
+    for model in MODELS + ("causal attention",):
+        seen = set()
+        for node, parents in dependency_graph(model, 6).items():
+            assert all(p in seen for p in parents), (model, node)
+            seen.add(node)
+
+
+def test_causal_graph_never_reads_the_future():
+    g = dependency_graph("causal attention", 7)
+    for i in range(7):
+        assert all(j <= i for kind, j in g[("s", i)] if kind == "p")
+
+
+def test_flop_counts():
+    n, d = 100, 16
+    assert layer_flops("RNN", n, d) == 4 * n * d * d
+    assert layer_flops("LSTM", n, d) == 4 * layer_flops("RNN", n, d)
+    assert layer_flops("attention", n, d) == 6 * n * d * d + 4 * n * n * d
+    # Whole attention layer / RNN layer = 1.5 + n / d.
+    for n in (1, 8, 64, 512):
+        assert np.isclose(layer_flops("attention", n, d) / layer_flops("RNN", n, d), 1.5 + n / d)
+
+
+def test_linear_probe_reads_what_is_there_and_nothing_else():
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 5, size=(600, 2))
+    informative = np.eye(5)[labels[:, 0]] + 0.05 * rng.normal(size=(600, 5))  # holds column 0 only
+    acc = linear_probe(informative[:400], labels[:400], informative[400:], labels[400:], 5)
+    assert acc[0] == 1.0 and abs(acc[1] - 0.2) < 0.1
+
+
+def test_positions_recovered():
+    assert positions_recovered(np.full(10, 0.25), vocab=4) == 0.0
+    assert positions_recovered(np.ones(7), vocab=8) == 7.0
+
+
+def test_state_probe_is_deterministic_and_attention_reads_everything():
+    a = state_probe(models=("RNN",), sizes=(4, 16), T=10, n_train=300, n_test=200)
+    b = state_probe(models=("RNN",), sizes=(4, 16), T=10, n_train=300, n_test=200)
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    assert np.all(a[("attention", None)] == 1.0)
+    assert positions_recovered(a[("RNN", 16)], 8) > positions_recovered(a[("RNN", 4)], 8)
+    assert a[("RNN", 16)][0] > 0.9  # the last token is always readable
+
+
+def test_final_states_shapes():
+    xs = np.eye(3)[np.random.default_rng(0).integers(0, 3, size=(5, 4))]  # (T=5, N=4, 3)
+    assert final_states("RNN", xs, 6).shape == (4, 6)
+    assert final_states("Bi-LSTM", xs, 6).shape == (4, 12)
+    assert np.array_equal(final_states("Word2Vec", xs, 6), xs[-1])
+
+
+def test_next_token_leak_only_without_the_mask():
+    leak = next_token_leak(T=8, n_seq=1500)
+    assert abs(leak["causal"] - leak["chance"]) < 0.03
+    assert leak["bidirectional"] > 1.4 * leak["chance"]
+
+
+def test_gradient_by_distance_shapes_and_orders():
+    g = gradient_by_distance(T=30, d=8, n_draws=3)
+    assert all(v.shape == (30,) for v in g.values())
+    assert g["RNN"][-1] < 1e-3 * g["RNN"][0]
+    assert g["attention"][1:].max() / g["attention"][1:].min() < 10
+
+
+def test_depth_experiment_collapses_and_grows():
+    r = depth_experiment([1, 8], T=8, d=16, n_draws=2)
+    assert r["pure"]["spread"][1] < r["pure"]["spread"][0]
+    assert r["residual"]["output_norm"][1] > r["residual"]["output_norm"][0]
+
+
+def test_comparison_table_deterministic_columns():
+    t1 = comparison_table(n=32, d=8, T=12, distance=4, repeat=1)
+    t2 = comparison_table(n=32, d=8, T=12, distance=4, repeat=1)
+    assert list(t1) == list(MODELS)
+    for model in MODELS:
+        for key in ("steps", "path", "accuracy", "memory_per_token"):
+            assert t1[model][key] == t2[model][key], (model, key)
+        assert t1[model]["time_ms"] > 0
+    assert t1["RNN"]["memory_per_token"] == 8 / 32 and t1["Transformer self-attention"]["memory_per_token"] == 16
+
+
+def test_timing_functions_return_positive_times():
+    assert best_time(lambda: None, repeat=2) >= 0
+    steps = kv_step_times([1, 4], d_model=4, n_layers=2, repeat=1)
+    totals = kv_total_times([2, 3], d_model=4, repeat=1)
+    seq = sequential_timings([4], d=4, repeat=1)
+    for arr in list(steps.values()) + list(totals.values()) + list(seq.values()):
+        assert np.all(arr > 0)
+
+
+def test_bad_input():
+    with pytest.raises(KeyError, match=r"model must be one of"):
+        layer_flops("GRU", 4, 4)
+    with pytest.raises(ValueError, match=r"n and d must be >= 1, got n=0, d=4"):
+        layer_flops("RNN", 0, 4)
+    with pytest.raises(KeyError, match=r"model must be one of"):
+        dependency_graph("CNN", 4)
+    with pytest.raises(ValueError, match=r"n must be >= 1, got 0"):
+        dependency_graph("RNN", 0)
+    with pytest.raises(ValueError, match=r"repeat must be >= 1, got 0"):
+        best_time(lambda: None, repeat=0)
+    with pytest.raises(ValueError, match=r"lengths must be a non-empty list of ints >= 1"):
+        kv_step_times([], d_model=4)
+    with pytest.raises(ValueError, match=r"ns must be a non-empty list of ints >= 1"):
+        kv_total_times([0], d_model=4)
+    S = np.zeros((4, 2))
+    y = np.zeros((4, 1), dtype=int)
+    with pytest.raises(ValueError, match=r"train_states must be finite"):
+        linear_probe(np.full((4, 2), np.nan), y, S, y, 2)
+    with pytest.raises(ValueError, match=r"test_states must have 2 columns like train_states, got 3"):
+        linear_probe(S, y, np.zeros((4, 3)), y, 2)
+    with pytest.raises(ValueError, match=r"train_labels must be an int array of shape \(4, P\)"):
+        linear_probe(S, np.zeros((4, 1)), S, y, 2)
+    with pytest.raises(KeyError, match=r"test_labels holds a label outside \[0, 2\)"):
+        linear_probe(S, y, S, y + 5, 2)
+    with pytest.raises(KeyError, match=r"model must be one of Word2Vec, RNN, LSTM, Bi-LSTM"):
+        final_states("GRU", np.zeros((3, 2, 4)), 4)
+    with pytest.raises(ValueError, match=r"need T >= 2"):
+        gradient_by_distance(T=1)
