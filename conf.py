@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -64,7 +65,17 @@ def _code_hash(code_dir: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-seqmodels_code_hash = _code_hash(ROOT / "code")
+def _environment_hash(code_dir: Path, requirements: Path) -> str:
+    """:func:`_code_hash` extended with the pinned packages and the Python version: a new pin
+    (numpy, matplotlib, ...) can change outputs, and the status page prints the versions, so it
+    also starts an empty cache."""
+    digest = hashlib.sha256(_code_hash(code_dir).encode() + b"\0" + sys.version.encode() + b"\0")
+    if requirements.is_file():
+        digest.update(requirements.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+seqmodels_code_hash = _environment_hash(ROOT / "code", ROOT / "requirements.txt")
 _cache_root = BUILDDIR / ".jupyter_cache"
 nb_execution_cache_path = str(_cache_root / seqmodels_code_hash)
 

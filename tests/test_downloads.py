@@ -1,0 +1,88 @@
+"""Each chapter's downloads: its MyST source and its executed notebook, offered by the page's
+download menu. The notebook is valid nbformat, holds the outputs the page shows, and runs again
+from a fresh kernel in an empty folder, as it would for a reader with ``seqmodels`` installed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import BOOK
+
+#: Chapters re-executed from their download (the others are validated, not re-run, to keep
+#: `make test` quick: their code already ran in the build).
+REEXECUTE = ["rnn"]
+EXECUTED_PAGES = sorted(p.stem for p in BOOK.glob("*.md") if "{code-cell}" in p.read_text())
+
+
+def download_links(site: Path, name: str) -> dict[str, str]:
+    """The download menu of a page: ``{suffix: href}``."""
+    soup = BeautifulSoup((site / f"{name}.html").read_text(), "html.parser")
+    menu = soup.select_one(".dropdown-download-buttons")
+    assert menu is not None, f"{name}.html has no download menu"
+    return {Path(a["href"]).suffix: a["href"] for a in menu.find_all("a", href=True)}
+
+
+def downloaded_notebook(site: Path, name: str) -> nbformat.NotebookNode:
+    links = download_links(site, name)
+    assert ".ipynb" in links, f"{name}.html offers no .ipynb download (menu: {links})"
+    path = site / links[".ipynb"]
+    assert path.is_file(), f"{name}.html links {links['.ipynb']}, which is not in the site"
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    return nb
+
+
+@pytest.mark.parametrize("name", EXECUTED_PAGES)
+def test_chapter_offers_its_source_and_executed_notebook(site, name):
+    if not (site / f"{name}.html").is_file():
+        pytest.fail(f"book/{name}.md has no page {name}.html in the site")
+    links = download_links(site, name)
+    source = site / links.get(".md", "")
+    assert source.is_file() and source.read_text() == (BOOK / f"{name}.md").read_text(), \
+        f"{name}.html: the .md download is not the chapter's source"
+    nb = downloaded_notebook(site, name)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    expected = len(re.findall(r"^```{code-cell}", (BOOK / f"{name}.md").read_text(), re.M))
+    assert len(code) == expected, f"{name}.ipynb has {len(code)} code cells, the source {expected}"
+    assert nb.metadata.kernelspec.name == "python3"
+    assert all(c.execution_count is not None for c in code), f"{name}.ipynb has unexecuted cells"
+    assert any(c.outputs for c in code), f"{name}.ipynb holds no outputs"
+    assert len({c.id for c in nb.cells}) == len(nb.cells)
+
+
+def text_outputs(nb) -> list[list[str]]:
+    """Per code cell, its printed and plain-text outputs (figures and glue records left out)."""
+    cells = []
+    for cell in (c for c in nb.cells if c.cell_type == "code"):
+        texts = []
+        for out in cell.outputs:
+            if out.output_type == "stream":
+                texts.append(out.text)
+            elif out.output_type == "execute_result":
+                texts.append(out.data.get("text/plain", ""))
+        cells.append(texts)
+    return cells
+
+
+@pytest.mark.parametrize("name", REEXECUTE)
+def test_downloaded_notebook_runs_again_with_the_same_results(site, name, tmp_path):
+    from nbclient import NotebookClient
+
+    nb = downloaded_notebook(site, name)
+    shown = text_outputs(nb)
+    fresh = nbformat.from_dict(nb)
+    for cell in fresh.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    NotebookClient(fresh, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    assert text_outputs(fresh) == shown, f"{name}.ipynb printed something else when run again"
+
+
+def test_the_chapter_collector_is_not_blind():
+    assert "rnn" in EXECUTED_PAGES and set(REEXECUTE) <= set(EXECUTED_PAGES)
