@@ -174,3 +174,14 @@ def test_forward_and_backward_reject_bad_sequences():
         lstm_backward(np.zeros((2, 3)), z4, z4, **W, dhs=np.zeros((2, 4)), dcs=np.zeros((2, 5)))
     with pytest.raises(ValueError, match=r"dhs must be finite"):
         lstm_backward(np.zeros((2, 3)), z4, z4, **W, dhs=np.full((2, 4), np.nan))
+
+
+def test_backward_reuses_a_given_forward_pass():
+    params, dhs, dcs = make_problem(7, 5, 3, 4, batch=2)
+    hs, cs, gates = lstm_forward(**params, return_gates=True)
+    fresh = lstm_backward(**params, dhs=dhs, dcs=dcs)
+    reused = lstm_backward(**params, dhs=dhs, dcs=dcs, forward=(hs, cs, gates))
+    for name in fresh:
+        np.testing.assert_array_equal(fresh[name], reused[name], err_msg=name)
+    with pytest.raises(ValueError, match=r"forward: cs must have shape \(T, \[batch,\] d_hidden\) = \(5, 2, 4\), got \(4, 2, 4\)"):
+        lstm_backward(**params, dhs=dhs, forward=(hs, cs[1:], gates))

@@ -75,7 +75,7 @@ def test_input_sensitivity_matches_finite_difference_jacobian(cell):
                 up, down = xs.copy(), xs.copy()
                 up[t, k, j] += 1e-6
                 down[t, k, j] -= 1e-6
-                J[:, j] = (cell.forward(params, up)[-1, k] - cell.forward(params, down)[-1, k]) / 2e-6
+                J[:, j] = (cell.forward(params, up)[0][-1, k] - cell.forward(params, down)[0][-1, k]) / 2e-6
             norms[t, k] = np.linalg.norm(J)
     np.testing.assert_allclose(got, np.exp(np.log(norms).mean(axis=1)), rtol=1e-6)
 
@@ -100,7 +100,7 @@ def test_clip_grad_norm_bounds_norm_and_keeps_direction(a, B, max_norm):
 def test_adam_first_step_moves_every_entry_by_lr(g, lr):
     p = {"w": np.zeros(6)}
     Adam(lr=lr).step(p, {"w": g})
-    np.testing.assert_allclose(p["w"], -lr * np.sign(g), rtol=1e-6)
+    np.testing.assert_allclose(p["w"], -lr * np.sign(g), rtol=1e-5)  # eps / |g| <= 1e-5
 
 
 def test_adam_minimises_a_quadratic():

@@ -179,7 +179,7 @@ def lstm_forward(xs, h0, c0, W, b, return_gates: bool = False):
     return hs, cs
 
 
-def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None) -> dict[str, np.ndarray]:
+def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np.ndarray]:
     """Backpropagation through time: gradients of ``L = sum(hs * dhs) + sum(cs * dcs)``.
 
     ``dhs[t]`` (and optionally ``dcs[t]``) is the gradient arriving at ``hs[t]`` (``cs[t]``) from
@@ -204,6 +204,9 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None) -> dict[str, np.ndarray]:
     xs, h0, c0, W, b : as in :func:`lstm_forward`
     dhs : ndarray shaped like ``hs``
     dcs : ndarray shaped like ``cs``, optional (zero if omitted)
+    forward : tuple ``(hs, cs, gates)``, optional
+        What ``lstm_forward(xs, h0, c0, W, b, return_gates=True)`` returned for these same
+        arguments; passing it saves running the forward pass a second time. Omitted, it is recomputed.
 
     Returns
     -------
@@ -217,7 +220,16 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None) -> dict[str, np.ndarray]:
     (['W', 'b', 'c0', 'h0', 'xs'], (12, 5), (4, 2))
     """
     xs, h0, c0, W, b, H, d_in = _check_sequence_inputs(xs, h0, c0, W, b)
-    hs, cs, (f, i, g, o) = _forward(xs, h0, c0, W, b, H, d_in)
+    if forward is None:
+        hs, cs, (f, i, g, o) = _forward(xs, h0, c0, W, b, H, d_in)
+    else:
+        hs, cs, gates = forward
+        f, i, g, o = (gates[name] for name in GATES)
+        want = xs.shape[:-1] + (H,)
+        for name, arr in zip(("hs", "cs", *GATES), (hs, cs, f, i, g, o)):
+            if np.shape(arr) != want:
+                raise ValueError(f"forward: {name} must have shape (T, [batch,] d_hidden) = {want}, "
+                                 f"got {np.shape(arr)}")
     dhs = as_float_array("dhs", dhs, ndims=(hs.ndim,))
     check_shape("dhs", dhs, hs.shape, "like hs: (T, [batch,] d_hidden)")
     if dcs is not None:

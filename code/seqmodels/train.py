@@ -33,16 +33,17 @@ class Recurrence:
     ----------
     name : str
     init : ``init(d_in, d_hidden, rng) -> Params``
-    forward : ``forward(params, xs) -> hs``, ``xs`` of shape (T, batch, d_in), ``hs`` of shape
-        (T, batch, d_hidden)
-    backward : ``backward(params, xs, dhs) -> grads``: the gradients of ``sum(hs * dhs)`` for every
-        key of ``params`` and for ``"xs"``
+    forward : ``forward(params, xs) -> (hs, cache)``, ``xs`` of shape (T, batch, d_in), ``hs`` of
+        shape (T, batch, d_hidden); ``cache`` holds what ``backward`` can reuse (or ``None``)
+    backward : ``backward(params, xs, dhs, cache) -> grads``: the gradients of ``sum(hs * dhs)``
+        for every key of ``params`` and for ``"xs"``; ``cache`` from ``forward`` on the same
+        ``params`` and ``xs``, or ``None`` to recompute the forward pass
     """
 
     name: str
     init: Callable[[int, int, np.random.Generator], Params]
-    forward: Callable[[Params, np.ndarray], np.ndarray]
-    backward: Callable[[Params, np.ndarray, np.ndarray], Params]
+    forward: Callable[[Params, np.ndarray], tuple[np.ndarray, object]]
+    backward: Callable[[Params, np.ndarray, np.ndarray, object], Params]
 
 
 def _zeros(xs, params, key):
@@ -59,9 +60,9 @@ def rnn_cell(spectral_radius: float = 1.0) -> Recurrence:
         return {"W_h": W_h, "W_x": W_x, "b": b}
 
     def forward(p, xs):
-        return rnn_forward(xs, _zeros(xs, p, "W_h"), p["W_h"], p["W_x"], p["b"])
+        return rnn_forward(xs, _zeros(xs, p, "W_h"), p["W_h"], p["W_x"], p["b"]), None
 
-    def backward(p, xs, dhs):
+    def backward(p, xs, dhs, cache=None):  # rnn_backward recomputes the (cheap) forward pass
         g = rnn_backward(xs, _zeros(xs, p, "W_h"), p["W_h"], p["W_x"], p["b"], dhs)
         return {k: g[k] for k in ("W_h", "W_x", "b", "xs")}
 
@@ -78,11 +79,12 @@ def lstm_cell(forget_bias: float = 1.0) -> Recurrence:
 
     def forward(p, xs):
         z = _zeros(xs, p, "W")
-        return lstm_forward(xs, z, z, p["W"], p["b"])[0]
+        hs, cs, gates = lstm_forward(xs, z, z, p["W"], p["b"], return_gates=True)
+        return hs, (hs, cs, gates)
 
-    def backward(p, xs, dhs):
+    def backward(p, xs, dhs, cache=None):
         z = _zeros(xs, p, "W")
-        g = lstm_backward(xs, z, z, p["W"], p["b"], dhs)
+        g = lstm_backward(xs, z, z, p["W"], p["b"], dhs, forward=cache)
         return {k: g[k] for k in ("W", "b", "xs")}
 
     return Recurrence("LSTM", init, forward, backward)
@@ -168,7 +170,7 @@ def predict(cell: Recurrence, params: Params, xs) -> np.ndarray:
     ``params`` holds the recurrence's weights and ``"W_out"``, ``"b_out"``; ``xs`` has shape
     (T, batch, d_in).
     """
-    hs = cell.forward(params, np.asarray(xs, dtype=np.float64))
+    hs, _ = cell.forward(params, np.asarray(xs, dtype=np.float64))
     return hs[-1] @ params["W_out"].T + params["b_out"]
 
 
@@ -179,11 +181,11 @@ def loss_and_grads(cell: Recurrence, params: Params, xs, labels) -> tuple[float,
     The returned dict also holds ``"xs"``, the gradient with respect to every input.
     """
     xs = np.asarray(xs, dtype=np.float64)
-    hs = cell.forward(params, xs)  # (T, batch, d_hidden)
+    hs, cache = cell.forward(params, xs)  # (T, batch, d_hidden)
     loss, g_head = classifier_head(hs[-1], params["W_out"], params["b_out"], labels)
     dhs = np.zeros_like(hs)
     dhs[-1] = g_head["h"]
-    grads = cell.backward(params, xs, dhs)
+    grads = cell.backward(params, xs, dhs, cache)
     grads["W_out"], grads["b_out"] = g_head["W_out"], g_head["b_out"]
     return loss, grads
 
@@ -339,9 +341,9 @@ def input_sensitivity(cell: Recurrence, params: Params, xs) -> np.ndarray:
     """
     xs = np.asarray(xs, dtype=np.float64)
     T, n, d_in = xs.shape
-    H = cell.forward(params, xs[:1, :1]).shape[-1]
+    H = cell.forward(params, xs[:1, :1])[0].shape[-1]
     dhs = np.zeros((T, n * H, H))
     dhs[-1] = np.tile(np.eye(H), (n, 1))  # copy j of sequence k asks for row j of its Jacobian
-    dxs = cell.backward(params, np.repeat(xs, H, axis=1), dhs)["xs"]  # (T, n * H, d_in)
+    dxs = cell.backward(params, np.repeat(xs, H, axis=1), dhs, None)["xs"]  # (T, n * H, d_in)
     norms = np.linalg.norm(dxs.reshape(T, n, H * d_in), axis=-1)  # (T, n)
     return np.exp(np.log(norms).mean(axis=1))
