@@ -18,6 +18,7 @@ from ._checks import as_float_array
 from .attention import (KVCache, attention_stack, attention_stack_backward, decode, decode_step,
                         decode_step_without_cache, init_attention, self_attention, self_attention_backward,
                         sinusoidal_positions, softmax)
+from .birnn import bilstm_forward
 from .lstm import init_lstm, lstm_backward, lstm_forward
 from .rnn import init_rnn, rnn_backward, rnn_forward
 
@@ -401,10 +402,8 @@ def final_states(model: str, xs, d_state: int, seed: int = 0) -> np.ndarray:
         return rnn_forward(xs, zero, *init_rnn(d_in, d_state, 0.9, rng))[-1]
     if model == "LSTM":
         return lstm_forward(xs, zero, zero, *init_lstm(d_in, d_state, rng))[0][-1]
-    if model == "Bi-LSTM":
-        forward = lstm_forward(xs, zero, zero, *init_lstm(d_in, d_state, rng))[0][-1]
-        backward = lstm_forward(xs[::-1], zero, zero, *init_lstm(d_in, d_state, rng))[0][0]
-        return np.hstack([forward, backward])  # the backward LSTM reached the last position first
+    if model == "Bi-LSTM":  # the backward half of the last row has read only the last input
+        return bilstm_forward(xs, init_lstm(d_in, d_state, rng), init_lstm(d_in, d_state, rng))[-1]
     raise KeyError(f"model must be one of Word2Vec, RNN, LSTM, Bi-LSTM, got {model!r}")
 
 
@@ -533,7 +532,7 @@ def comparison_table(n: int = 256, d: int = 32, T: int = 30, distance: int = 10,
         "Word2Vec": lambda: E[ids],
         "RNN": lambda: rnn_forward(X, h0, W_h, W_x, b),
         "LSTM": lambda: lstm_forward(X, h0, h0, W, b_lstm),
-        "Bi-LSTM": lambda: (lstm_forward(X, h0, h0, W, b_lstm), lstm_forward(X[::-1], h0, h0, W2, b2)),
+        "Bi-LSTM": lambda: bilstm_forward(X, (W, b_lstm), (W2, b2)),
         "Transformer self-attention": lambda: self_attention(X, *Wa),
     }
     memory = {"Word2Vec": 0.0, "RNN": d / n, "LSTM": 2 * d / n, "Bi-LSTM": (n * d + 4 * d) / n,
