@@ -44,6 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ._checks import as_float_array, check_shape
 from .lstm import init_lstm, lstm_backward, lstm_forward
@@ -338,7 +339,8 @@ def length_batches(sequences, batch: int, rng: np.random.Generator) -> list[np.n
 
 def train_bilm(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig()) -> TrainedBiLM:
     """Train a biLM on ``sequences`` (1-D integer id arrays, each ``<s> ... </s>``) with Adam and
-    gradient clipping (:mod:`seqmodels.train`).
+    gradient clipping (:mod:`seqmodels.train`), one epoch after another over length batches
+    (:func:`length_batches`). Seeded by ``config.seed``: two runs give the same weights.
 
     >>> seqs = [np.array([0, 2, 3, 1]), np.array([0, 3, 3, 2, 1])] * 4
     >>> run = train_bilm(seqs, 4, BiLMConfig(d_embed=4, d_hidden=4, epochs=40, batch=8))
@@ -358,16 +360,18 @@ def train_bilm(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig()) ->
     params = init_bilm(vocab_size, config, rng)
     opt = Adam(lr=config.lr)
     losses, epoch_losses = [], []
-    for _ in range(config.epochs):
-        tokens = weighted = 0.0
-        for ids in length_batches(sequences, config.batch, order_rng):
-            loss, grads = bilm_loss_and_grads(params, ids)
-            grads, _ = clip_grad_norm(grads, config.clip)
-            opt.step(params, grads)
-            losses.append(loss)
-            weighted += loss * ids.size
-            tokens += ids.size
-        epoch_losses.append(weighted / tokens)
+    # The matrices are tiny, so extra BLAS threads only add overhead (several times on a busy machine).
+    with threadpool_limits(limits=1, user_api="blas"):
+        for _ in range(config.epochs):
+            tokens = weighted = 0.0
+            for ids in length_batches(sequences, config.batch, order_rng):
+                loss, grads = bilm_loss_and_grads(params, ids)
+                grads, _ = clip_grad_norm(grads, config.clip)
+                opt.step(params, grads)
+                losses.append(loss)
+                weighted += loss * ids.size
+                tokens += ids.size
+            epoch_losses.append(weighted / tokens)
     return TrainedBiLM(params, config, np.array(losses), np.array(epoch_losses))
 
 
