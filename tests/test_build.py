@@ -34,6 +34,9 @@ def scratch_book(tmp_path: Path, cell: str) -> Path:
     (tmp_path / "book").mkdir()
     shutil.copy(ROOT / "conf.py", tmp_path / "conf.py")
     shutil.copy(ROOT / "book" / "references.bib", tmp_path / "book" / "references.bib")
+    for folder in ("_static", "_templates"):  # conf.py names them as html_static_path / templates_path
+        if (ROOT / "book" / folder).is_dir():
+            shutil.copytree(ROOT / "book" / folder, tmp_path / "book" / folder)
     (tmp_path / "book" / "index.md").write_text(FRONT + "```{code-cell} ipython3\n" + cell + "\n```\n")
     (tmp_path / "code").mkdir()
     return tmp_path
