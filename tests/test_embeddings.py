@@ -320,3 +320,23 @@ def test_markup_stripping_handles_nesting():
     assert strip_wiki_markup("x [[File:a.png|thumb|a [[link]] here]] y") == "x  y"
     assert strip_wiki_markup("[[Paris]] and [[France|the country]]") == "Paris and the country"
     assert tokenize("") == []
+
+
+# ------------------------------------------------------------------------------ the built chapter
+
+
+def test_embeddings_chapter_has_its_figures_and_numbers(site):
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup((site / "embeddings.html").read_text(), "html.parser")
+    figures = {f.get("id"): f for f in soup.find_all("figure")}
+    for name in ["fig-sgns-loss", "fig-glove-geometry"]:
+        assert name in figures, f"figure {name} missing from embeddings.html (found {sorted(figures)})"
+        img = figures[name].find("img")
+        assert img is not None and (site / img["src"]).is_file(), f"{name}: image file missing"
+        alt = img.get("alt", "")
+        assert len(alt) > 40 and not alt.startswith("<Figure"), f"{name}: alt text is {alt!r}"
+        assert figures[name].find("figcaption"), f"{name}: no caption"
+    body = " ".join(soup.find("main").get_text(" ").split())
+    assert "{glue" not in body, "a glue role was not resolved"
+    assert "Queen comes out at rank 1 ," in body
