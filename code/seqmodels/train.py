@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ._checks import as_float_array, check_shape
 from .lstm import init_lstm, lstm_backward, lstm_forward
@@ -289,6 +290,9 @@ def train_classifier(cell: Recurrence, sample, d_in: int, n_classes: int,
     config : :class:`TrainConfig`; training stops after ``config.steps`` updates, or earlier once
         the mean loss of the last 10 batches is below ``config.stop_loss``
 
+    Matrix products run on one BLAS thread: the matrices are small, and a fixed thread count gives
+    the same floating-point sums, so the same seed trains the same weights on every run.
+
     >>> def sample(rng, n):  # label = sign of the first input
     ...     xs = rng.normal(size=(3, n, 1))
     ...     return xs, (xs[0, :, 0] > 0).astype(int)
@@ -301,14 +305,15 @@ def train_classifier(cell: Recurrence, sample, d_in: int, n_classes: int,
     params = init_classifier(cell, d_in, n_classes, config.d_hidden, rng)
     opt = Adam(lr=config.lr)
     losses, norms = np.empty(config.steps), np.empty(config.steps)
-    for step in range(config.steps):
-        xs, labels = sample(data_rng, config.batch)
-        losses[step], grads = loss_and_grads(cell, params, xs, labels)
-        grads, norms[step] = clip_grad_norm({k: grads[k] for k in params}, config.clip)
-        opt.step(params, grads)
-        if step >= 9 and losses[step - 9:step + 1].mean() < config.stop_loss:
-            losses, norms = losses[:step + 1], norms[:step + 1]
-            break
+    with threadpool_limits(limits=1, user_api="blas"):  # small matrices; same sums on every machine
+        for step in range(config.steps):
+            xs, labels = sample(data_rng, config.batch)
+            losses[step], grads = loss_and_grads(cell, params, xs, labels)
+            grads, norms[step] = clip_grad_norm({k: grads[k] for k in params}, config.clip)
+            opt.step(params, grads)
+            if step >= 9 and losses[step - 9:step + 1].mean() < config.stop_loss:
+                losses, norms = losses[:step + 1], norms[:step + 1]
+                break
     return Trained(cell, params, losses, norms)
 
 
@@ -344,6 +349,7 @@ def input_sensitivity(cell: Recurrence, params: Params, xs) -> np.ndarray:
     H = cell.forward(params, xs[:1, :1])[0].shape[-1]
     dhs = np.zeros((T, n * H, H))
     dhs[-1] = np.tile(np.eye(H), (n, 1))  # copy j of sequence k asks for row j of its Jacobian
-    dxs = cell.backward(params, np.repeat(xs, H, axis=1), dhs, None)["xs"]  # (T, n * H, d_in)
+    with threadpool_limits(limits=1, user_api="blas"):
+        dxs = cell.backward(params, np.repeat(xs, H, axis=1), dhs, None)["xs"]  # (T, n * H, d_in)
     norms = np.linalg.norm(dxs.reshape(T, n, H * d_in), axis=-1)  # (T, n)
     return np.exp(np.log(norms).mean(axis=1))
