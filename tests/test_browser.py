@@ -167,12 +167,18 @@ SOLUTIONS_JS = """() => Array.from(document.querySelectorAll("div.solution")).ma
   collapsed: Array.from(sol.children).filter(c => !c.classList.contains("admonition-title"))
                .every(c => c.offsetParent === null || getComputedStyle(c).visibility === "hidden")}))"""
 
-#: Open every toggle and <details>, so that axe-core also checks what a reader can expand.
-EXPAND_JS = """() => {
-  document.querySelectorAll("details").forEach(d => { d.open = true; });
+#: Open every toggle and <details>, so that axe-core also checks what a reader can expand, and
+#: wait until their opening animations have finished (a half-faded text fails a contrast check).
+EXPAND_JS = """async () => {
+  const details = document.querySelectorAll("details:not([open])");
+  details.forEach(d => { d.open = true; });
   const hidden = document.querySelectorAll("button.toggle-button.toggle-button-hidden");
   hidden.forEach(b => b.click());
-  return hidden.length;
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const finite = document.getAnimations().filter(
+      a => a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+  await Promise.all(finite.map(a => a.finished.catch(() => null)));
+  return details.length + hidden.length;
 }"""
 
 AXE_JS = """async () => {
@@ -208,8 +214,7 @@ def open_page(context, server: str, page_name: str, visit: Visit, shots: Path) -
             image.crop((0, 0, VIEWPORT["width"], min(image.height, VIEWPORT["height"]))).save(first_screen)
         visit.screenshots += [first_screen, full]
         visit.solutions = page.evaluate(SOLUTIONS_JS)
-        if page.evaluate(EXPAND_JS):
-            page.wait_for_timeout(400)  # the toggles' CSS transition
+        page.evaluate(EXPAND_JS)
         visit.solutions_opened = page.evaluate(SOLUTIONS_JS)
         page.add_script_tag(path=str(AXE))  # inline: the site itself never loads axe
         visit.axe = page.evaluate(AXE_JS)
