@@ -7,6 +7,7 @@ Every chapter is a MyST notebook that myst-nb executes at build time; see the RE
 from __future__ import annotations
 
 import hashlib
+import re
 import os
 import shutil
 import sys
@@ -47,37 +48,91 @@ nb_execution_in_temp = False  # cells run in book/, next to their chapter
 nb_merge_streams = True
 
 
-def _code_hash(code_dir: Path) -> str:
-    """A content hash of everything in ``code/`` that a chapter can import or read.
+# Which chapters re-execute when code/ changes. jupyter-cache keys a notebook on its cells' source
+# and its `kernelspec` metadata, nothing else, so an edit inside seqmodels would reuse stale outputs.
+# Each chapter's cells are scanned for the seqmodels modules they import; those modules (and what
+# they import in turn) are hashed, and the hash is written into the chapter's kernelspec metadata as
+# it is read. Sphinx is also told the chapter depends on those files. An edit in one module then
+# re-reads and re-executes exactly the chapters that import it, directly or not.
+PACKAGE = ROOT / "code" / "seqmodels"
+_CHAPTER_IMPORT = re.compile(
+    r"^\s*(?:from\s+seqmodels(?:\.(?P<sub>\w+))?\s+import\s+(?P<names>[\w\s,()]+?)\s*$"
+    r"|import\s+seqmodels(?:\.(?P<mod>\w+))?)", re.M)
+_MODULE_IMPORT = re.compile(
+    r"^\s*from\s+(?:\.|seqmodels\.)(?P<sub>\w+)\s+import|^\s*from\s+(?:\.|seqmodels)\s+import\s+(?P<names>[\w\s,()]+)"
+    r"|^\s*import\s+seqmodels\.(?P<mod>\w+)", re.M)
 
-    jupyter-cache hashes only cell source, so a change inside the package would otherwise reuse
-    stale outputs. The hash names the cache folder (a new hash starts an empty cache) and is a
-    config value that Sphinx treats as 'rebuild the environment', so every chapter is re-read and
-    re-executed against the new code.
-    """
+
+def _modules_named(pattern: re.Pattern, text: str) -> set[str] | None:
+    """Module names of seqmodels that ``text`` imports; None for a bare ``import seqmodels``
+    (which can reach anything)."""
+    found: set[str] = set()
+    for m in pattern.finditer(text):
+        sub, names, mod = m.group("sub"), m.group("names"), m.group("mod")
+        if sub or mod:
+            found.add(sub or mod)
+        elif names:  # `from seqmodels import rnn, lstm`: names that are modules
+            found |= {n for n in re.findall(r"\w+", names) if (PACKAGE / f"{n}.py").is_file()}
+        else:
+            return None
+    return found
+
+
+def chapter_dependencies(text: str) -> list[Path]:
+    """The files of seqmodels a chapter's code can execute: imported modules, their imports,
+    and the package's ``__init__.py``. Sorted, so the hash does not depend on scan order."""
+    named = _modules_named(_CHAPTER_IMPORT, text)
+    if named is None:
+        return sorted(PACKAGE.glob("*.py"))
+    seen: set[str] = set()
+    todo = sorted(named)
+    while todo:
+        name = todo.pop()
+        path = PACKAGE / f"{name}.py"
+        if name in seen or not path.is_file():
+            continue
+        seen.add(name)
+        inner = _modules_named(_MODULE_IMPORT, path.read_text())
+        todo += sorted((inner if inner is not None else {p.stem for p in PACKAGE.glob("*.py")}) - seen)
+    return sorted({PACKAGE / "__init__.py", *(PACKAGE / f"{n}.py" for n in seen)} & set(PACKAGE.glob("*.py")))
+
+
+def _files_hash(paths) -> str:
     digest = hashlib.sha256()
-    if code_dir.is_dir():
-        for path in sorted(code_dir.rglob("*")):
-            rel = path.relative_to(code_dir)
-            if not path.is_file() or any(p == "__pycache__" or p.endswith(".egg-info") for p in rel.parts):
-                continue
-            digest.update(rel.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in paths:
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 
-def _environment_hash(code_dir: Path, requirements: Path) -> str:
-    """:func:`_code_hash` extended with the pinned packages and the Python version: a new pin
-    (numpy, matplotlib, ...) can change outputs, and the status page prints the versions, so it
-    also starts an empty cache."""
-    digest = hashlib.sha256(_code_hash(code_dir).encode() + b"\0" + sys.version.encode() + b"\0")
+def _stamp_code_dependencies(app, docname, source) -> None:
+    """``source-read``: note the chapter's seqmodels files as Sphinx dependencies and write their
+    hash into the front matter's ``kernelspec`` block (jupyter-cache hashes that block)."""
+    text = source[0]
+    if "{code-cell}" not in text:
+        return
+    deps = chapter_dependencies(text)
+    for path in deps:
+        app.env.note_dependency(str(path))
+    stamped, count = re.subn(r"\A(---\n(?:.*\n)*?kernelspec:[ \t]*\n)", rf"\g<1>  seqmodels_code: {_files_hash(deps)}\n",
+                             text, count=1)
+    if not count:
+        raise RuntimeError(f"{docname}: executed chapters need a `kernelspec:` block in their front matter")
+    source[0] = stamped
+
+
+def _environment_hash(requirements: Path) -> str:
+    """The pinned packages and the Python version: a new pin (numpy, matplotlib, ...) can change
+    any output, and the status page prints the versions, so it starts an empty cache and, being a
+    config value with rebuild 'env', makes Sphinx re-read every chapter."""
+    digest = hashlib.sha256(sys.version.encode() + b"\0")
     if requirements.is_file():
         digest.update(requirements.read_bytes())
     return digest.hexdigest()[:16]
 
 
-seqmodels_code_hash = _environment_hash(ROOT / "code", ROOT / "requirements.txt")
+seqmodels_environment_hash = _environment_hash(ROOT / "requirements.txt")
 _cache_root = BUILDDIR / ".jupyter_cache"
-nb_execution_cache_path = str(_cache_root / seqmodels_code_hash)
+nb_execution_cache_path = str(_cache_root / seqmodels_environment_hash)
 
 
 def _prepare_cache() -> None:
@@ -85,7 +140,7 @@ def _prepare_cache() -> None:
     (two workers creating it at once race on the SQLite schema)."""
     if _cache_root.is_dir():
         for old in _cache_root.iterdir():
-            if old.name != seqmodels_code_hash:
+            if old.name != seqmodels_environment_hash:
                 shutil.rmtree(old, ignore_errors=True)
     from jupyter_cache import get_cache
 
@@ -197,7 +252,8 @@ def setup(app):
 
     app.add_node(nodes.citation, override=True, html=(_visit_citation, _depart_citation))
     app.add_node(HideCodeCellNode, override=True, html=(_visit_hidden_input, depart_HideCellInput))
-    app.add_config_value("seqmodels_code_hash", "", "env")
+    app.add_config_value("seqmodels_environment_hash", "", "env")
+    app.connect("source-read", _stamp_code_dependencies)
     app.connect("build-finished", _copy_mathjax)
     # Before the theme's own handler (priority 501) builds the download menu.
     app.connect("html-page-context", _offer_notebook, priority=450)

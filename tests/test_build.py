@@ -1,5 +1,6 @@
 """The build pipeline itself, on scratch copies: a failing cell fails the build, a change in
-code/ re-executes the chapters, and notebooks run on the environment's own kernel."""
+code/ re-executes the chapters that import it (and only those), and notebooks run on the
+environment's own kernel."""
 
 from __future__ import annotations
 
@@ -57,20 +58,49 @@ def test_a_cell_that_raises_fails_the_build(tmp_path):
     assert "this cell must fail the build" in result.stdout + result.stderr
 
 
-def test_a_change_in_code_reexecutes_the_chapters(tmp_path):
-    project = scratch_book(tmp_path, 'print("value:", open("../code/probe.py").read().split("=")[1].strip())')
-    probe = project / "code" / "probe.py"
-    probe.write_text("VALUE = first\n")
+PROBE = """import sys, uuid
+sys.path.insert(0, "../code")  # the scratch project's own seqmodels, not the installed one
+from seqmodels.{module} import VALUE
+print("{module}:", VALUE, "run:", uuid.uuid4().hex)"""
+
+
+def run_id(page: Path, module: str) -> tuple[str, str]:
+    """The (VALUE, run id) a page printed: a new run id means the page was executed again."""
+    import re
+
+    m = re.search(rf"{module}: (\w+) run: (\w+)", page.read_text())
+    assert m, f"{page.name} shows no output of its cell"
+    return m.group(1), m.group(2)
+
+
+def test_a_change_in_code_reexecutes_exactly_the_chapters_that_import_it(tmp_path):
+    project = scratch_book(tmp_path, PROBE.format(module="alpha"))
+    index = project / "book" / "index.md"
+    index.write_text(index.read_text() + "\n```{toctree}\nother\n```\n")
+    (project / "book" / "other.md").write_text(FRONT.replace("# Scratch", "# Other") + "```{code-cell} ipython3\n"
+                                               + PROBE.format(module="beta") + "\n```\n")
+    package = project / "code" / "seqmodels"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "alpha.py").write_text('VALUE = "first"\n')
+    (package / "beta.py").write_text('VALUE = "beta"\n')
+    html = project / "_build" / "html"
+
     first = sphinx(project)
     assert first.returncode == 0, first.stderr[-3000:]
-    page = project / "_build" / "html" / "index.html"
-    assert "value: first" in page.read_text()
+    alpha_1, beta_1 = run_id(html / "index.html", "alpha"), run_id(html / "other.html", "beta")
+    assert alpha_1[0] == "first"
 
-    probe.write_text("VALUE = second\n")  # the chapter's source is unchanged
+    (package / "alpha.py").write_text('VALUE = "second"\n')  # no chapter's source changes
     second = sphinx(project)
     assert second.returncode == 0, second.stderr[-3000:]
-    html = page.read_text()
-    assert "value: second" in html and "value: first" not in html, "stale output after a change in code/"
+    alpha_2, beta_2 = run_id(html / "index.html", "alpha"), run_id(html / "other.html", "beta")
+    assert alpha_2[0] == "second" and alpha_2[1] != alpha_1[1], "stale output after a change in code/"
+    assert beta_2 == beta_1, "a chapter that does not import the changed module was executed again"
+
+    third = sphinx(project)  # nothing changed: nothing executes
+    assert third.returncode == 0, third.stderr[-3000:]
+    assert run_id(html / "index.html", "alpha") == alpha_2 and run_id(html / "other.html", "beta") == beta_1
 
 
 def test_notebooks_run_on_the_environment_kernel():
