@@ -325,18 +325,11 @@ def test_markup_stripping_handles_nesting():
 # ------------------------------------------------------------------------------ the built chapter
 
 
-def test_embeddings_chapter_has_its_figures_and_numbers(site):
+def test_embeddings_chapter_shows_its_numbers(site):
+    """The chapter's figures are checked with every other chapter's in tests/test_site.py."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup((site / "embeddings.html").read_text(), "html.parser")
-    figures = {f.get("id"): f for f in soup.find_all("figure")}
-    for name in ["fig-sgns-loss", "fig-glove-geometry"]:
-        assert name in figures, f"figure {name} missing from embeddings.html (found {sorted(figures)})"
-        img = figures[name].find("img")
-        assert img is not None and (site / img["src"]).is_file(), f"{name}: image file missing"
-        alt = img.get("alt", "")
-        assert len(alt) > 40 and not alt.startswith("<Figure"), f"{name}: alt text is {alt!r}"
-        assert figures[name].find("figcaption"), f"{name}: no caption"
     body = " ".join(soup.find("main").get_text(" ").split())
     assert "{glue" not in body, "a glue role was not resolved"
     assert "Queen comes out at rank 1 ," in body
