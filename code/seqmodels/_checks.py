@@ -46,3 +46,24 @@ def check_sequence(name: str, xs: np.ndarray) -> None:
     """Reject an empty sequence (``T = 0``), which has no state to return."""
     if xs.shape[0] == 0:
         raise ValueError(f"{name} must hold at least one time step (T >= 1), got shape {xs.shape}")
+
+
+def as_sequence(name: str, xs, d_in: int) -> tuple[np.ndarray, int | None]:
+    """Check a sequence of inputs, ``(T, d_in)`` or ``(T, batch, d_in)`` with ``T >= 1``.
+
+    Returns the float64 array and the batch size (``None`` for an unbatched sequence).
+
+    >>> import numpy as np
+    >>> as_sequence("xs", np.zeros((4, 2, 3)), d_in=3)[1]
+    2
+    >>> as_sequence("xs", np.zeros((4, 5)), d_in=3)
+    Traceback (most recent call last):
+    ...
+    ValueError: xs must have shape (T, d_in) = (4, 3), got (4, 5)
+    """
+    xs = as_float_array(name, xs, ndims=(2, 3))
+    check_sequence(name, xs)
+    batch = xs.shape[1] if xs.ndim == 3 else None
+    want = (xs.shape[0], d_in) if batch is None else (xs.shape[0], batch, d_in)
+    check_shape(name, xs, want, "(T, d_in)" if batch is None else "(T, batch, d_in)")
+    return xs, batch

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, check_sequence, check_shape
+from ._checks import as_float_array, as_sequence, check_shape
 from .rnn import _check_state
 
 #: Gate names in the order of ``W``'s row blocks.
@@ -117,11 +117,7 @@ def lstm_step(x_t, h_prev, c_prev, W, b) -> tuple[np.ndarray, np.ndarray]:
 
 def _check_sequence_inputs(xs, h0, c0, W, b):
     W, b, d_hidden, d_in = _check_params(W, b)
-    xs = as_float_array("xs", xs, ndims=(2, 3))
-    check_sequence("xs", xs)
-    batch = xs.shape[1] if xs.ndim == 3 else None
-    want = (xs.shape[0], d_in) if batch is None else (xs.shape[0], batch, d_in)
-    check_shape("xs", xs, want, "(T, d_in)" if batch is None else "(T, batch, d_in)")
+    xs, batch = as_sequence("xs", xs, d_in)
     h0 = _check_state("h0", h0, d_hidden, batch)
     c0 = _check_state("c0", c0, d_hidden, batch)
     return xs, h0, c0, W, b, d_hidden, d_in

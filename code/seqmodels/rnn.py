@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, check_sequence, check_shape
+from ._checks import as_float_array, as_sequence, check_shape
 
 
 def _check_params(W_h, W_x, b):
@@ -82,11 +82,7 @@ def rnn_step(x_t, h_prev, W_h, W_x, b) -> np.ndarray:
 def _check_sequence_inputs(xs, h0, W_h, W_x, b):
     W_h, W_x, b = _check_params(W_h, W_x, b)
     d_hidden, d_in = W_x.shape
-    xs = as_float_array("xs", xs, ndims=(2, 3))
-    check_sequence("xs", xs)
-    batch = xs.shape[1] if xs.ndim == 3 else None
-    want = (xs.shape[0], d_in) if batch is None else (xs.shape[0], batch, d_in)
-    check_shape("xs", xs, want, "(T, d_in)" if batch is None else "(T, batch, d_in)")
+    xs, batch = as_sequence("xs", xs, d_in)
     h0 = _check_state("h0", h0, d_hidden, batch)
     return xs, h0, W_h, W_x, b
 

@@ -82,9 +82,9 @@ def build_timings(repeats: int, chapter: str, modules: list[str]) -> dict:
     rows: dict[str, list[float]] = {}
     executed: dict[str, list[int]] = {}
 
-    def record(name: str, seconds: float, copy: Path, before: set) -> None:
+    def record(name: str, seconds: float, copy: Path, before: set, builddir: str = "_b") -> None:
         rows.setdefault(name, []).append(seconds)
-        executed.setdefault(name, []).append(len(executed_notebooks(copy, "_b") - before))
+        executed.setdefault(name, []).append(len(executed_notebooks(copy, builddir) - before))
 
     for i in range(repeats):
         with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
@@ -109,7 +109,7 @@ def build_timings(repeats: int, chapter: str, modules: list[str]) -> dict:
                 before = executed_notebooks(copy, "_b")
                 record(f"edit in code/ (seqmodels/{module})", sphinx(copy, "_b", *strict), copy, before)
             # Sphinx's own cost: execution off (glue keys are then missing, so no -W here).
-            record("floor: execution off", sphinx(copy, "_f", "-D", "nb_execution_mode=off"), copy, set())
+            record("floor: execution off", sphinx(copy, "_f", "-D", "nb_execution_mode=off"), copy, set(), "_f")
     return {name: {"median_s": statistics.median(v), "runs_s": v,
                    "notebooks_executed": executed[name]} for name, v in rows.items()}
 
@@ -186,30 +186,29 @@ def kernels(repeats: int) -> list[dict]:
 
     from seqmodels import rnn
 
+    try:
+        from seqmodels import lstm
+    except ImportError:  # the benchmark also runs on a book without the LSTM chapter
+        lstm = None
+
     rows = []
     rng = np.random.default_rng(0)
+
+    def measure(kernel: str, shape: str, tokens: int, fn) -> None:
+        seconds = best_of(fn, repeats)
+        rows.append({"kernel": kernel, "shape": shape, "seconds": seconds, "tokens_per_s": tokens / seconds})
+
     for batch, T, d in [(1, 50, 128), (32, 50, 128), (32, 200, 64)]:
-        xs = rng.normal(size=(T, batch, d))
+        xs, dhs = rng.normal(size=(T, batch, d)), rng.normal(size=(T, batch, d))
         h0 = np.zeros((batch, d))
         W_h, W_x, b = rnn.init_rnn(d, d, 0.9, rng)
-        dhs = rng.normal(size=(T, batch, d))
         shape = f"batch {batch}, T {T}, d {d}"
-        fwd = best_of(lambda: rnn.rnn_forward(xs, h0, W_h, W_x, b), repeats)
-        both = best_of(lambda: rnn.rnn_backward(xs, h0, W_h, W_x, b, dhs), repeats)
-        rows += [{"kernel": "RNN forward", "shape": shape, "seconds": fwd, "tokens_per_s": batch * T / fwd},
-                 {"kernel": "RNN forward+backward", "shape": shape, "seconds": both,
-                  "tokens_per_s": batch * T / both}]
-        try:
-            from seqmodels import lstm
-        except ImportError:
-            continue
-        W = rng.normal(scale=d ** -0.5, size=(4 * d, 2 * d))
-        bl = np.zeros(4 * d)
-        fwd = best_of(lambda: lstm.lstm_forward(xs, h0, h0, W, bl), repeats)
-        both = best_of(lambda: lstm.lstm_backward(xs, h0, h0, W, bl, dhs), repeats)
-        rows += [{"kernel": "LSTM forward", "shape": shape, "seconds": fwd, "tokens_per_s": batch * T / fwd},
-                 {"kernel": "LSTM forward+backward", "shape": shape, "seconds": both,
-                  "tokens_per_s": batch * T / both}]
+        measure("RNN forward", shape, batch * T, lambda: rnn.rnn_forward(xs, h0, W_h, W_x, b))
+        measure("RNN forward+backward", shape, batch * T, lambda: rnn.rnn_backward(xs, h0, W_h, W_x, b, dhs))
+        if lstm is not None:
+            W, bl = rng.normal(scale=d ** -0.5, size=(4 * d, 2 * d)), np.zeros(4 * d)
+            measure("LSTM forward", shape, batch * T, lambda: lstm.lstm_forward(xs, h0, h0, W, bl))
+            measure("LSTM forward+backward", shape, batch * T, lambda: lstm.lstm_backward(xs, h0, h0, W, bl, dhs))
     try:
         from seqmodels import attention
     except ImportError:
@@ -218,43 +217,60 @@ def kernels(repeats: int) -> list[dict]:
     for n in [128, 512, 2048]:
         X = rng.normal(size=(n, d))
         Wq, Wk, Wv = (rng.normal(scale=d ** -0.5, size=(d, d)) for _ in range(3))
-        t = best_of(lambda: attention.self_attention(X, Wq, Wk, Wv, causal=True), repeats)
-        rows.append({"kernel": "causal self-attention", "shape": f"n {n}, d {d}", "seconds": t,
-                     "tokens_per_s": n / t})
+        measure("causal self-attention", f"n {n}, d {d}", n,
+                lambda: attention.self_attention(X, Wq, Wk, Wv, causal=True))
     return rows
 
 
 # --- page weight ----------------------------------------------------------------------------------
 def page_weight(site: Path) -> list[dict]:
-    """Bytes of each page with everything it loads when opened: HTML, CSS (and the fonts and
-    images the CSS names), scripts, images. MathJax's on-demand components are not counted."""
-    from bs4 import BeautifulSoup
+    """Bytes of each page with everything a browser loads to show it: HTML, CSS, scripts, the
+    fonts it actually uses, images, and MathJax's on-demand components. Measured by loading the
+    page in headless Chromium from a local server and adding up the response bodies; ``gzip_bytes``
+    is the same files gzip-compressed (level 6), as a static host such as GitHub Pages sends them."""
+    import functools
+    import gzip
+    import shutil
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
-    css_url = re.compile(r"""url\(\s*['"]?([^'")\s?#]+)""")
+    from playwright.sync_api import sync_playwright
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    if not shutil.which("chromium"):
+        raise RuntimeError("page weight needs Debian's chromium (apt-get install chromium)")
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}/"
     rows = []
-    for page in sorted(site.glob("*.html")):
-        soup = BeautifulSoup(page.read_text(), "html.parser")
-        assets: set[Path] = set()
-        refs = [s.get("src") for s in soup.find_all("script")] + [i.get("src") for i in soup.find_all("img")]
-        refs += [l.get("href") for l in soup.find_all("link") if "stylesheet" in (l.get("rel") or [])]
-        for ref in filter(None, refs):
-            path = (page.parent / ref.split("?")[0].split("#")[0]).resolve()
-            if path.is_file():
-                assets.add(path)
-                if path.suffix == ".css":
-                    for url in css_url.findall(path.read_text(errors="replace")):
-                        target = (path.parent / url).resolve()
-                        if target.is_file() and target.suffix in {".woff2", ".woff", ".ttf", ".svg", ".png"}:
-                            assets.add(target)
-        images = [p for p in assets if p.parent.name == "_images"]
-        kinds: dict[str, int] = {}
-        for p in assets:
-            kinds[p.suffix] = kinds.get(p.suffix, 0) + p.stat().st_size
-        rows.append({"page": page.name, "html_bytes": page.stat().st_size,
-                     "total_bytes": page.stat().st_size + sum(p.stat().st_size for p in assets),
-                     "by_type": kinds,
-                     "largest_figure": max(images, key=lambda p: p.stat().st_size).name if images else "",
-                     "largest_figure_bytes": max((p.stat().st_size for p in images), default=0)})
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=shutil.which("chromium"), args=[
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            for page_file in sorted(site.glob("*.html")):
+                loaded: dict[str, bytes] = {}
+                page = browser.new_page()
+                page.on("response", lambda r: loaded.__setitem__(r.url, r.body()) if r.ok else None)
+                page.goto(base + page_file.name, wait_until="networkidle")
+                page.wait_for_timeout(500)  # MathJax typesets after load and may fetch more
+                page.close()
+                kinds: dict[str, int] = {}
+                for url, body in loaded.items():
+                    suffix = Path(url.split("?")[0]).suffix or ".html"
+                    kinds[suffix] = kinds.get(suffix, 0) + len(body)
+                figures = {u: len(b) for u, b in loaded.items() if "/_images/" in u}
+                rows.append({"page": page_file.name, "html_bytes": page_file.stat().st_size,
+                             "total_bytes": sum(map(len, loaded.values())),
+                             "gzip_bytes": sum(len(gzip.compress(b, 6, mtime=0)) for b in loaded.values()),
+                             "by_type": kinds, "files": len(loaded),
+                             "largest_figure": max(figures, key=figures.get).rsplit("/", 1)[-1] if figures else "",
+                             "largest_figure_bytes": max(figures.values(), default=0)})
+            browser.close()
+    finally:
+        httpd.shutdown()
     return rows
 
 
@@ -283,9 +299,11 @@ def markdown(report: dict) -> str:
             "| kernel | shape | seconds | tokens/s |", "| --- | --- | ---: | ---: |"]
     out += [f"| {k['kernel']} | {k['shape']} | {k['seconds']:.4f} | {k['tokens_per_s']:,.0f} |"
             for k in report["kernels"]]
-    out += ["", "| page | HTML (kB) | with assets (kB) | largest figure (kB) |", "| --- | ---: | ---: | ---: |"]
+    out += ["", "| page | HTML (kB) | with what it loads (kB) | gzip-compressed (kB) | files | largest figure (kB) |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |"]
     out += [f"| {p['page']} | {p['html_bytes'] / 1e3:.0f} | {p['total_bytes'] / 1e3:.0f} | "
-            f"{p['largest_figure_bytes'] / 1e3:.0f} |" for p in report["pages"]]
+            f"{p['gzip_bytes'] / 1e3:.0f} | {p['files']} | {p['largest_figure_bytes'] / 1e3:.0f} |"
+            for p in report["pages"]]
     return "\n".join(out) + "\n"
 
 
