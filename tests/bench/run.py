@@ -222,6 +222,73 @@ def kernels(repeats: int) -> list[dict]:
     return rows
 
 
+# --- reference implementation ---------------------------------------------------------------------
+def reference(repeats: int, batch: int = 32, T: int = 50, d: int = 128) -> dict:
+    """The same RNN and LSTM in PyTorch on the CPU, when torch is installed in .venv (it is not a
+    requirement of the book: `.venv/bin/pip install torch==2.13.0`). Both are given the same
+    weights; reported are the largest differences of outputs and gradients and the time ratio
+    numpy / PyTorch for forward and forward+backward."""
+    try:
+        import torch
+    except ImportError:
+        return {"available": False, "why": "torch is not installed in .venv"}
+    import numpy as np
+
+    from seqmodels import lstm, rnn
+
+    torch.set_default_dtype(torch.float64)
+    rng = np.random.default_rng(0)
+    xs, dhs = rng.normal(size=(T, batch, d)), rng.normal(size=(T, batch, d))
+    h0 = np.zeros((batch, d))
+    t_xs, t_dhs = torch.tensor(xs, requires_grad=True), torch.tensor(dhs)
+    rows = []
+
+    def compare(name, ours_fwd, ours_both, ours_out, ours_grads, module, torch_grads, state):
+        def torch_fwd():
+            return module(t_xs, state)[0]
+
+        def torch_both():
+            module.zero_grad()
+            t_xs.grad = None
+            (torch_fwd() * t_dhs).sum().backward()
+
+        torch_both()
+        out = torch_fwd().detach().numpy()
+        grad_diff = max(float(np.abs(a - b().numpy()).max()) for a, b in zip(ours_grads, torch_grads))
+        times = {k: best_of(f, repeats) for k, f in
+                 {"ours_fwd": ours_fwd, "torch_fwd": torch_fwd, "ours_both": ours_both, "torch_both": torch_both}.items()}
+        rows.append({"model": name, "shape": f"batch {batch}, T {T}, d {d}", "float64": True,
+                     "max_output_diff": float(np.abs(ours_out - out).max()), "max_grad_diff": grad_diff,
+                     "forward_ratio": times["ours_fwd"] / times["torch_fwd"],
+                     "forward_backward_ratio": times["ours_both"] / times["torch_both"], **times})
+
+    W_h, W_x, b = rnn.init_rnn(d, d, 0.9, rng)
+    net = torch.nn.RNN(d, d, nonlinearity="tanh")
+    with torch.no_grad():
+        net.weight_hh_l0.copy_(torch.tensor(W_h)); net.weight_ih_l0.copy_(torch.tensor(W_x))
+        net.bias_ih_l0.copy_(torch.tensor(b)); net.bias_hh_l0.zero_()
+    g = rnn.rnn_backward(xs, h0, W_h, W_x, b, dhs)
+    compare("RNN (tanh)", lambda: rnn.rnn_forward(xs, h0, W_h, W_x, b),
+            lambda: rnn.rnn_backward(xs, h0, W_h, W_x, b, dhs), rnn.rnn_forward(xs, h0, W_h, W_x, b),
+            [g["W_h"], g["W_x"], g["xs"]], net,
+            [lambda: net.weight_hh_l0.grad, lambda: net.weight_ih_l0.grad, lambda: t_xs.grad],
+            torch.tensor(h0[None]))
+
+    W, bl = rng.normal(scale=d ** -0.5, size=(4 * d, 2 * d)), rng.normal(scale=0.1, size=4 * d)
+    order = np.r_[d:2 * d, 0:d, 2 * d:4 * d]  # ours: forget, input, cand., output; torch: input, forget, ...
+    cell = torch.nn.LSTM(d, d)
+    with torch.no_grad():
+        cell.weight_ih_l0.copy_(torch.tensor(W[order, :d])); cell.weight_hh_l0.copy_(torch.tensor(W[order, d:]))
+        cell.bias_ih_l0.copy_(torch.tensor(bl[order])); cell.bias_hh_l0.zero_()
+    g = lstm.lstm_backward(xs, h0, h0, W, bl, dhs)
+    zero = torch.tensor(h0[None])
+    compare("LSTM", lambda: lstm.lstm_forward(xs, h0, h0, W, bl),
+            lambda: lstm.lstm_backward(xs, h0, h0, W, bl, dhs), lstm.lstm_forward(xs, h0, h0, W, bl)[0],
+            [g["W"][order, :d], g["W"][order, d:], g["xs"]], cell,
+            [lambda: cell.weight_ih_l0.grad, lambda: cell.weight_hh_l0.grad, lambda: t_xs.grad], (zero, zero))
+    return {"available": True, "torch": torch.__version__, "threads": torch.get_num_threads(), "rows": rows}
+
+
 # --- page weight ----------------------------------------------------------------------------------
 def page_weight(site: Path) -> list[dict]:
     """Bytes of each page with everything a browser loads to show it: HTML, CSS, scripts, the
@@ -299,6 +366,15 @@ def markdown(report: dict) -> str:
             "| kernel | shape | seconds | tokens/s |", "| --- | --- | ---: | ---: |"]
     out += [f"| {k['kernel']} | {k['shape']} | {k['seconds']:.4f} | {k['tokens_per_s']:,.0f} |"
             for k in report["kernels"]]
+    ref = report["reference"]
+    if ref["available"]:
+        out += ["", f"Against PyTorch {ref['torch']} on the CPU ({ref['threads']} threads), same weights, float64:", "",
+                "| model | shape | max output diff | max gradient diff | numpy/torch time, forward | "
+                "numpy/torch time, forward+backward |", "| --- | --- | ---: | ---: | ---: | ---: |"]
+        out += [f"| {r['model']} | {r['shape']} | {r['max_output_diff']:.1e} | {r['max_grad_diff']:.1e} | "
+                f"{r['forward_ratio']:.2f} | {r['forward_backward_ratio']:.2f} |" for r in ref["rows"]]
+    else:
+        out += ["", f"Reference comparison skipped: {ref['why']} (`.venv/bin/pip install torch==2.13.0`)."]
     out += ["", "| page | HTML (kB) | with what it loads (kB) | gzip-compressed (kB) | files | largest figure (kB) |",
             "| --- | ---: | ---: | ---: | ---: | ---: |"]
     out += [f"| {p['page']} | {p['html_bytes'] / 1e3:.0f} | {p['total_bytes'] / 1e3:.0f} | "
@@ -329,6 +405,7 @@ def main() -> None:
             "prose_edit_executions": max(build["prose-only edit of one chapter"]["notebooks_executed"]),
         },
         "kernels": kernels(args.repeats),
+        "reference": reference(args.repeats),
         "pages": page_weight(Path(args.out) / "html"),
     }
     out = Path(args.out) / "bench"
