@@ -375,6 +375,8 @@ def markdown(report: dict) -> str:
                 f"{r['forward_ratio']:.2f} | {r['forward_backward_ratio']:.2f} |" for r in ref["rows"]]
     else:
         out += ["", f"Reference comparison skipped: {ref['why']} (`.venv/bin/pip install torch==2.13.0`)."]
+    if not report["pages"]:
+        return "\n".join(out + ["", f"Page weight skipped: {report['pages_note']}."]) + "\n"
     out += ["", "| page | HTML (kB) | with what it loads (kB) | gzip-compressed (kB) | files | largest figure (kB) |",
             "| --- | ---: | ---: | ---: | ---: | ---: |"]
     out += [f"| {p['page']} | {p['html_bytes'] / 1e3:.0f} | {p['total_bytes'] / 1e3:.0f} | "
@@ -395,7 +397,12 @@ def main() -> None:
     build = build_timings(args.repeats, args.chapter, args.modules or ["embeddings.py", "rnn.py"])
     pure = pure_compute(args.repeats)
     floor = build["floor: execution off"]["median_s"]
+    try:
+        pages, pages_note = page_weight(Path(args.out) / "html"), ""
+    except RuntimeError as err:  # no Chromium on this machine: report the rest
+        pages, pages_note = [], str(err)
     report = {
+        "pages_note": pages_note,
         "machine": machine(), "date": time.strftime("%Y-%m-%d"),
         "command": f"make bench (repeats={args.repeats})",
         "build": build, "pure_compute": pure,
@@ -406,7 +413,7 @@ def main() -> None:
         },
         "kernels": kernels(args.repeats),
         "reference": reference(args.repeats),
-        "pages": page_weight(Path(args.out) / "html"),
+        "pages": pages,
     }
     out = Path(args.out) / "bench"
     out.mkdir(parents=True, exist_ok=True)
