@@ -47,6 +47,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_float_array, check_shape
+from .attention import softmax
 from .lstm import init_lstm, lstm_backward, lstm_forward
 from .train import Adam, clip_grad_norm, softmax_cross_entropy
 
@@ -467,6 +468,4 @@ def elmo_mix(layers, w, gamma: float = 1.0) -> np.ndarray:
     check_shape("w", w, (layers.shape[0],), "(n_layers + 1,)")
     if not np.isfinite(gamma):
         raise ValueError(f"gamma must be finite, got {gamma}")
-    s = np.exp(w - w.max())
-    s /= s.sum()
-    return gamma * np.tensordot(s, layers, axes=1)
+    return gamma * np.tensordot(softmax(w), layers, axes=1)
