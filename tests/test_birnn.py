@@ -105,6 +105,27 @@ def test_token_vectors_pick_the_right_rows_across_lengths():
             np.testing.assert_allclose(tv.concat[layer, n], h[pos], atol=1e-14)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 2), st.lists(st.lists(st.integers(2, 6), min_size=0, max_size=4), min_size=2, max_size=9),
+       st.integers(0, 2**32 - 1))
+def test_token_vectors_share_a_prefix_bit_for_bit(n_layers, rights, seed):
+    """Sentences with the same words up to the token get identical forward vectors, and the same
+    words from it on identical backward vectors, whatever else is in the call (by construction:
+    each distinct prefix and suffix is computed once); all agree with bilm_states."""
+    params, rng = make_bilm(seed, n_layers)
+    left = [int(w) for w in rng.integers(2, 7, size=2)]
+    seqs = [np.array([0, *left, 3, *right, 1]) for right in rights]  # the token 3 at position 3
+    seqs.append(np.array([0, 5, 3, *rights[0], 1]))  # another prefix, the first one's suffix
+    positions = [3] * len(rights) + [2]
+    tv = token_vectors(params, seqs, positions)
+    for n in range(len(rights)):
+        np.testing.assert_array_equal(tv.forward[:, n], tv.forward[:, 0])
+        for layer, h in enumerate(bilm_states(params, seqs[n])):
+            np.testing.assert_allclose(tv.concat[layer, n], h[3], rtol=0, atol=1e-14)
+    np.testing.assert_array_equal(tv.backward[:, -1], tv.backward[:, 0])
+    assert not np.allclose(tv.forward[:, -1], tv.forward[:, 0])
+
+
 def test_elmo_mix_weights_are_a_softmax_and_layers_need_matching_sizes():
     layers = np.random.default_rng(0).normal(size=(3, 5, 4))
     mixed = elmo_mix(layers, np.array([0.0, np.log(3.0), 0.0]), gamma=2.0)

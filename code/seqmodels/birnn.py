@@ -412,39 +412,56 @@ class TokenVectors:
 def token_vectors(params: Params, sequences, positions) -> TokenVectors:
     """Static and contextual vectors of the token at ``positions[n]`` of ``sequences[n]``.
 
-    Sentences of equal length run as one batch. ``positions`` index the id arrays, which start with
-    ``<s>``: the word ``words[k]`` of a sentence sits at position ``k + 1``.
+    ``positions`` index the id arrays, which start with ``<s>``: the word ``words[k]`` of a
+    sentence sits at position ``k + 1``.
+
+    The forward state at position ``p`` is a function of ``seq[:p + 1]`` only, and the backward
+    state of ``seq[p:]`` only. So each distinct prefix runs once through the forward stack and each
+    distinct suffix once through the backward stack (prefixes of equal length as one batch, so
+    nothing is padded), and sentences that share a prefix get the same forward vector bit for bit.
+    Computed separately, say as rows of different batches, they would agree only up to rounding:
+    a BLAS kernel may round a row differently by its place in the batch.
 
     >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
-    >>> tv = token_vectors(p, [np.array([0, 3, 2, 1]), np.array([0, 4, 2, 5, 1])], [2, 2])
+    >>> tv = token_vectors(p, [np.array([0, 3, 2, 1]), np.array([0, 3, 2, 5, 1])], [2, 2])
     >>> tv.static.shape, tv.forward.shape, tv.concat.shape
     ((2, 3), (1, 2, 4), (1, 2, 8))
-    >>> bool(np.allclose(tv.static[0], tv.static[1]))  # the same word, the same static vector
+    >>> bool(np.array_equal(tv.forward[0, 0], tv.forward[0, 1]))  # the same words up to position 2
     True
+    >>> bool(np.allclose(tv.backward[0, 0], tv.backward[0, 1]))  # different words after it
+    False
     """
     V, H = _check_params(params)
     if len(sequences) != len(positions):
         raise ValueError(f"positions must have one entry per sequence ({len(sequences)}), got {len(positions)}")
     if len(sequences) == 0:
         raise ValueError("sequences must hold at least one sentence, got none")
-    L, N = n_layers_of(params), len(sequences)
-    fwd, bwd = np.empty((L, N, H)), np.empty((L, N, H))
-    static = np.empty((N, params["E"].shape[1]))
-    by_length: dict[int, list[int]] = {}
+    checked = []
     for n, seq in enumerate(sequences):
         seq = _check_ids(seq, V)
+        if seq.ndim != 1:
+            raise ValueError(f"sequences[{n}] must be 1-D (T,), got shape {seq.shape}")
         if not 0 <= positions[n] < len(seq):
             raise ValueError(f"positions[{n}] must lie in 0 .. {len(seq) - 1}, got {positions[n]}")
-        by_length.setdefault(len(seq), []).append(n)
-    for members in by_length.values():
-        ids = np.stack([np.asarray(sequences[n]) for n in members], axis=1)  # (T, n)
-        pos = np.array([positions[n] for n in members])
-        cols = np.arange(len(members))
-        for layer, h in enumerate(bilm_states(params, ids)):  # (T, n, 2H)
-            fwd[layer, members] = h[pos, cols, :H]
-            bwd[layer, members] = h[pos, cols, H:]
-        static[members] = params["E"][ids[pos, cols]]
-    return TokenVectors(static, fwd, bwd)
+        checked.append(seq)
+    # What each direction reads, in its own reading order, up to and including the token.
+    read = {"fwd": [tuple(seq[:p + 1].tolist()) for seq, p in zip(checked, positions)],
+            "bwd": [tuple(seq[p:][::-1].tolist()) for seq, p in zip(checked, positions)]}
+    halves = {}
+    for direction, pieces in read.items():
+        distinct = list(dict.fromkeys(pieces))  # first-occurrence order: no dependence on hashing
+        states = np.empty((n_layers_of(params), len(distinct), H))
+        by_length: dict[int, list[int]] = {}
+        for k, piece in enumerate(distinct):
+            by_length.setdefault(len(piece), []).append(k)
+        for members in by_length.values():
+            ids = np.array([distinct[k] for k in members]).T  # (length, n), reading order
+            for layer, h in enumerate(_run_direction(params, direction, ids)[1]):  # (length, n, H)
+                states[layer, members] = h[-1]  # the state after reading the token
+        row = {piece: k for k, piece in enumerate(distinct)}
+        halves[direction] = states[:, [row[piece] for piece in pieces]]  # (L, N, H)
+    static = params["E"][[seq[p] for seq, p in zip(checked, positions)]]
+    return TokenVectors(static, halves["fwd"], halves["bwd"])
 
 
 def elmo_mix(layers, w, gamma: float = 1.0) -> np.ndarray:

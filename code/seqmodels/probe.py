@@ -9,7 +9,10 @@ A probe is fitted on the vectors of training sentences and scored on held-out on
   ``p(y | x) = softmax(W_p z + b_p)`` with ``z = (x - mean) / std``, trained by full-batch Adam with
   a small L2 penalty. It learns *which* coordinates matter.
 
-Labels are integers ``0 .. n_classes - 1``; ties go to the smaller label.
+Labels are integers ``0 .. n_classes - 1``; ties go to the smaller label. Both probes are
+functions of the test vector: equal test rows get the same prediction by construction, because the
+prediction is computed once per distinct row (a BLAS kernel may round equal rows of one matrix
+product differently by their place in it, and a near-tie could then split them).
 """
 
 from __future__ import annotations
@@ -42,6 +45,12 @@ def _check_xy(X_train, y_train, X_test, y_test):
     return X_train, y_train, X_test, y_test, n_classes
 
 
+def _predict_distinct(predict, X_test: np.ndarray) -> np.ndarray:
+    """``predict(X_test)``, computed once per distinct row and copied to the rows equal to it."""
+    distinct, inverse = np.unique(X_test, axis=0, return_inverse=True)
+    return predict(distinct)[inverse.reshape(-1)]
+
+
 def nearest_centroid_accuracy(X_train, y_train, X_test, y_test) -> float:
     """Fraction of test rows whose nearest training-class centroid has their label.
 
@@ -57,8 +66,11 @@ def nearest_centroid_accuracy(X_train, y_train, X_test, y_test) -> float:
     """
     X_train, y_train, X_test, y_test, n_classes = _check_xy(X_train, y_train, X_test, y_test)
     centroids = np.stack([X_train[y_train == k].mean(axis=0) for k in range(n_classes)])  # (K, d)
-    d2 = ((X_test[:, None, :] - centroids[None]) ** 2).sum(axis=-1)  # (n_test, K)
-    return float(np.mean(d2.argmin(axis=1) == y_test))
+
+    def nearest(X):
+        return ((X[:, None, :] - centroids[None]) ** 2).sum(axis=-1).argmin(axis=1)  # (n, K) -> (n,)
+
+    return float(np.mean(_predict_distinct(nearest, X_test) == y_test))
 
 
 def linear_probe_accuracy(X_train, y_train, X_test, y_test, steps: int = 300, lr: float = 0.1,
@@ -87,5 +99,5 @@ def linear_probe_accuracy(X_train, y_train, X_test, y_test, steps: int = 300, lr
         _, dlogits = softmax_cross_entropy(Z_train @ params["W"].T + params["b"], y_train)
         grads = {"W": dlogits.T @ Z_train + weight_decay * params["W"], "b": dlogits.sum(axis=0)}
         opt.step(params, grads)
-    pred = (Z_test @ params["W"].T + params["b"]).argmax(axis=1)
+    pred = _predict_distinct(lambda Z: (Z @ params["W"].T + params["b"]).argmax(axis=1), Z_test)
     return float(np.mean(pred == y_test))
