@@ -1,4 +1,4 @@
-"""seqmodels.bottlenecks: graphs, counts, probes and experiments (deterministic parts), bad input."""
+"""seqmodels.complexity, timing, gradient_paths, probe (state probe) and comparison: graphs, counts, probes and experiments (deterministic parts), bad input."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from seqmodels.bottlenecks import (MODELS, TIMING_PAGES, best_time, comparison_table, critical_path,
-                                   dependency_graph, depth_experiment, final_states, gradient_by_distance,
-                                   kv_step_times, kv_total_times, layer_flops, linear_probe,
-                                   max_path_length, next_token_leak, positions_recovered,
-                                   sequential_timings, state_probe)
+from seqmodels.comparison import comparison_table
+from seqmodels.complexity import MODELS, critical_path, dependency_graph, layer_flops, max_path_length
+from seqmodels.gradient_paths import depth_experiment, gradient_by_distance
+from seqmodels.probe import final_states, linear_probe, next_token_leak, positions_recovered, state_probe
+from seqmodels.timing import TIMING_PAGES, best_time, kv_step_times, kv_total_times, sequential_timings
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
 

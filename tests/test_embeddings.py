@@ -1,4 +1,4 @@
-"""seqmodels.embeddings and seqmodels.corpus: SGNS gradients against finite differences, training
+"""seqmodels.word2vec, seqmodels.vectors, seqmodels.glove and seqmodels.corpus: SGNS gradients against finite differences, training
 pieces, GloVe loading, nearest neighbours and analogies on the real vectors, properties, bad input."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from hypothesis.extra.numpy import arrays
 
 from gradcheck import numerical_gradient, relative_error
 from seqmodels.corpus import analogy_questions, strip_wiki_markup, tokenize, wikipedia_articles
-from seqmodels.embeddings import (SGNSConfig, WordVectors, analogy, analogy_accuracy, analogy_rank,
-                                  build_vocabulary, cosine_similarity, keep_probabilities, load_glove,
-                                  nearest, negative_table, one_hot, sgns_loss_and_grads, skipgram_pairs,
-                                  train_sgns)
+from seqmodels.glove import load_glove
+from seqmodels.vectors import WordVectors, analogy, analogy_accuracy, analogy_rank, cosine_similarity, nearest, one_hot
+from seqmodels.word2vec import (SGNSConfig, build_vocabulary, keep_probabilities, negative_table, sgns_loss_and_grads,
+                                skipgram_pairs, train_sgns)
 
 # ------------------------------------------------------------------------------ SGNS gradients
 

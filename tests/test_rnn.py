@@ -76,7 +76,7 @@ def test_jacobian_norms_match_finite_differences():
 
 
 def test_init_rnn_sets_spectral_radius_and_gradient_decay_orders_radii():
-    W_h, _, _ = init_rnn(2, 10, 1.3, np.random.default_rng(3))
+    W_h, _, _ = init_rnn(2, 10, np.random.default_rng(3), spectral_radius=1.3)
     assert np.isclose(np.abs(np.linalg.eigvals(W_h)).max(), 1.3)
     curves = gradient_decay([0.5, 1.0, 2.0], T=30, n_sequences=4, linear=True)
     assert curves[0, -1] < curves[1, -1] < curves[2, -1]
@@ -118,4 +118,4 @@ def test_forward_and_backward_reject_bad_sequences():
     with pytest.raises(ValueError, match=r"dhs must be finite"):
         rnn_backward(np.zeros((2, 3)), np.zeros(4), **W, dhs=np.full((2, 4), np.nan))
     with pytest.raises(ValueError, match=r"spectral_radius must be a finite number >= 0, got nan"):
-        init_rnn(3, 4, float("nan"), np.random.default_rng(0))
+        init_rnn(3, 4, np.random.default_rng(0), spectral_radius=float("nan"))

@@ -33,26 +33,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._checks import as_float_array, check_sequence, check_shape
+from .numeric import softmax
 
 # --- the layer ----------------------------------------------------------------------------------
 
-
-def softmax(scores, axis: int = -1) -> np.ndarray:
-    """Numerically stable softmax: ``exp(s - max(s)) / sum(exp(s - max(s)))`` along ``axis``.
-
-    Subtracting the row maximum changes nothing mathematically (it cancels in the ratio) but keeps
-    every exponent ``<= 0``, so ``exp`` never overflows. Entries equal to ``-inf`` (masked) get
-    weight exactly 0; a row must hold at least one finite entry.
-
-    >>> softmax(np.array([1000.0, 1000.0, -np.inf]))
-    array([0.5, 0.5, 0. ])
-    """
-    s = np.asarray(scores, dtype=np.float64)
-    s_max = s.max(axis=axis, keepdims=True)
-    if not np.isfinite(s_max).all():
-        raise ValueError("scores must have at least one finite entry per row and no +inf or NaN")
-    e = np.exp(s - s_max)
-    return e / e.sum(axis=axis, keepdims=True)
 
 
 def causal_mask(T: int) -> np.ndarray:

@@ -47,9 +47,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_float_array, check_shape
-from .attention import softmax
 from .lstm import init_lstm, lstm_backward, lstm_forward
-from .train import Adam, clip_grad_norm, softmax_cross_entropy
+from .numeric import softmax, softmax_cross_entropy
+from .optim import Adam, clip_grad_norm
 
 Params = dict[str, np.ndarray]
 DIRECTIONS = ("fwd", "bwd")

@@ -1,6 +1,6 @@
-r"""Probes: how well a simple classifier reads a label (such as a word's sense) from vectors.
+r"""Probes: how well a simple read-out recovers a label (a word's sense, an earlier token) from vectors.
 
-A probe is fitted on the vectors of training sentences and scored on held-out ones. Two are here:
+A probe is fitted on the vectors of training examples and scored on held-out ones:
 
 - :func:`nearest_centroid_accuracy`: average the training vectors of each class (a centroid) and
   give a test vector the class of the nearest centroid (Euclidean). This is how Peters et al.
@@ -8,6 +8,13 @@ A probe is fitted on the vectors of training sentences and scored on held-out on
 - :func:`linear_probe_accuracy`: logistic regression on standardised vectors,
   ``p(y | x) = softmax(W_p z + b_p)`` with ``z = (x - mean) / std``, trained by full-batch Adam with
   a small L2 penalty. It learns *which* coordinates matter.
+- :func:`linear_probe`: ridge regression onto one-hot codes of several labels at once, in closed
+  form; fast enough to probe every earlier position of thousands of sequences.
+
+What a fixed-size state holds (the bottlenecks chapter): :func:`token_sequences` draws random
+tokens, :func:`final_states` runs each model over them, :func:`attention_read` reads them back
+through one attention head, and :func:`state_probe` and :func:`positions_recovered` measure how many
+earlier tokens a read-out recovers; :func:`next_token_leak` shows what an unmasked layer leaks.
 
 Labels are integers ``0 .. n_classes - 1``; ties go to the smaller label.
 """
@@ -17,7 +24,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import as_float_array
-from .train import Adam, softmax_cross_entropy
+from .attention import init_attention, self_attention, sinusoidal_positions
+from .birnn import bilstm_forward
+from .lstm import init_lstm, lstm_forward
+from .numeric import softmax, softmax_cross_entropy
+from .optim import Adam
+from .rnn import init_rnn, rnn_forward
+from .timing import one_blas_thread
 
 
 def _check_xy(X_train, y_train, X_test, y_test):
@@ -89,3 +102,162 @@ def linear_probe_accuracy(X_train, y_train, X_test, y_test, steps: int = 300, lr
         opt.step(params, grads)
     pred = (Z_test @ params["W"].T + params["b"]).argmax(axis=1)
     return float(np.mean(pred == y_test))
+
+
+# --- a ridge read-out, and what a fixed-size state holds ----------------------------------------
+
+
+def linear_probe(train_states, train_labels, test_states, test_labels, n_classes: int,
+                 ridge: float = 1e-3) -> np.ndarray:
+    """Accuracy of least-squares linear read-outs, one per label column.
+
+    One ridge regression maps a state (plus a constant 1) to the one-hot codes of all ``P`` labels at
+    once, ``W = (S^T S + ridge I)^{-1} S^T Y``; a label is predicted by the largest of its
+    ``n_classes`` outputs.
+
+    Parameters
+    ----------
+    train_states : ndarray of shape (N_train, d_state)
+    train_labels : int ndarray of shape (N_train, P), entries in ``[0, n_classes)``
+    test_states : ndarray of shape (N_test, d_state)
+    test_labels : int ndarray of shape (N_test, P)
+
+    Returns
+    -------
+    accuracy : ndarray of shape (P,)
+
+    >>> rng = np.random.default_rng(0)
+    >>> labels = rng.integers(0, 3, size=(200, 1))
+    >>> states = np.eye(3)[labels[:, 0]] + 0.1 * rng.normal(size=(200, 3))
+    >>> linear_probe(states[:150], labels[:150], states[150:], labels[150:], 3)
+    array([1.])
+    """
+    S_train = as_float_array("train_states", train_states, ndims=(2,))
+    S_test = as_float_array("test_states", test_states, ndims=(2,))
+    if S_test.shape[1] != S_train.shape[1]:
+        raise ValueError(f"test_states must have {S_train.shape[1]} columns like train_states, "
+                         f"got {S_test.shape[1]}")
+    y_train, y_test = np.asarray(train_labels), np.asarray(test_labels)
+    for name, y, S in (("train_labels", y_train, S_train), ("test_labels", y_test, S_test)):
+        if y.ndim != 2 or y.shape[0] != S.shape[0] or y.dtype.kind not in "iu":
+            raise ValueError(f"{name} must be an int array of shape ({S.shape[0]}, P), got {y.dtype} {y.shape}")
+        if y.size and (y.min() < 0 or y.max() >= n_classes):
+            raise KeyError(f"{name} holds a label outside [0, {n_classes})")
+    P = y_train.shape[1]
+    if y_test.shape[1] != P:
+        raise ValueError(f"test_labels must have {P} columns like train_labels, got {y_test.shape[1]}")
+    A = np.hstack([S_train, np.ones((len(S_train), 1))])
+    B = np.hstack([S_test, np.ones((len(S_test), 1))])
+    Y = np.eye(n_classes)[y_train].reshape(len(S_train), P * n_classes)  # one-hot, (N, P * C)
+    W = np.linalg.solve(A.T @ A + ridge * np.eye(A.shape[1]), A.T @ Y)
+    predicted = (B @ W).reshape(len(S_test), P, n_classes).argmax(axis=-1)
+    return (predicted == y_test).mean(axis=0)
+
+
+def token_sequences(n_seq: int, T: int, vocab_size: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    tokens = rng.integers(0, vocab_size, size=(n_seq, T))
+    return tokens, np.eye(vocab_size)[tokens].transpose(1, 0, 2)  # (N, T) ids, (T, N, vocab) one-hot
+
+
+def final_states(model: str, xs, d_state: int, seed: int = 0) -> np.ndarray:
+    """The representation at the last position of every sequence, ``(N, d_out)``, random weights.
+
+    ``xs`` is ``(T, N, d_in)``. ``"RNN"``: ``h_T`` (``d_state`` numbers, spectral radius 0.9);
+    ``"LSTM"``: ``h_T`` (``d_state``; the cell ``c_T`` is the other half of its state);
+    ``"Bi-LSTM"``: ``[h_T of the forward LSTM, h at the last position of the backward LSTM]``
+    (``2 d_state``); ``"Word2Vec"``: the input vector of the last token itself (no context).
+    """
+    rng = np.random.default_rng(seed)
+    T, N, d_in = xs.shape
+    zero = np.zeros((N, d_state))
+    if model == "Word2Vec":
+        return xs[-1]
+    if model == "RNN":
+        return rnn_forward(xs, zero, *init_rnn(d_in, d_state, rng, spectral_radius=0.9))[-1]
+    if model == "LSTM":
+        return lstm_forward(xs, zero, zero, *init_lstm(d_in, d_state, rng))[0][-1]
+    if model == "Bi-LSTM":  # the backward half of the last row has read only the last input
+        return bilstm_forward(xs, init_lstm(d_in, d_state, rng), init_lstm(d_in, d_state, rng))[-1]
+    raise KeyError(f"model must be one of Word2Vec, RNN, LSTM, Bi-LSTM, got {model!r}")
+
+
+def attention_read(xs, sharpness: float = 20.0) -> np.ndarray:
+    """Read every earlier position back through one attention head, ``(N, T, d_in)``.
+
+    Keys are the sinusoidal position codes ``P`` of the ``T`` positions and values are the inputs
+    ``xs`` (``(T, N, d_in)``); the query that reads position ``t`` is ``sharpness * P[t]``. Because
+    ``P[t] . P[j]`` is largest at ``j = t``, the softmax puts almost all weight on position ``t``. The
+    cache this reads from holds every position, so nothing had to be squeezed into a fixed size.
+    """
+    T, N, d_in = xs.shape
+    P = sinusoidal_positions(T, 64)
+    A = softmax(sharpness * P @ P.T / np.sqrt(P.shape[1]), axis=-1)  # (T queries, T keys)
+    return np.einsum("tj,jnd->ntd", A, xs)  # (N, T, d_in)
+
+
+@one_blas_thread
+def state_probe(models=("RNN", "LSTM"), sizes=(8, 16, 32, 64), T: int = 30, vocab: int = 8,
+                n_train: int = 1000, n_test: int = 500, seed: int = 0) -> dict:
+    """How well the token at each earlier position can be read back from the last representation.
+
+    ``n_train + n_test`` sequences of ``T`` uniformly random tokens (one-hot, ``vocab`` of them, so
+    chance accuracy is ``1 / vocab``) run through each model with random weights at each state size;
+    :func:`linear_probe` is trained to recover all ``T`` tokens from the final representation. For
+    ``"attention"`` the read-out is :func:`attention_read` at each position (no state size).
+
+    Returns
+    -------
+    dict mapping ``(model, size)`` (``("attention", None)`` for attention) to an array of shape
+    ``(T,)``: accuracy for the token ``k`` positions before the last, ``k = 0 .. T-1``.
+    """
+    tokens, xs = token_sequences(n_train + n_test, T, vocab, seed)
+    train, test = slice(0, n_train), slice(n_train, None)
+    out = {}
+    for model in models:
+        for size in sizes:
+            S = final_states(model, xs, int(size), seed=seed)
+            acc = linear_probe(S[train], tokens[train], S[test], tokens[test], vocab)
+            out[(model, int(size))] = acc[::-1]
+    reads = attention_read(xs)  # (N, T, vocab): position t read by a query aimed at t
+    acc = np.array([linear_probe(reads[train, t], tokens[train, t:t + 1], reads[test, t],
+                                 tokens[test, t:t + 1], vocab)[0] for t in range(T)])
+    out[("attention", None)] = acc[::-1]
+    return out
+
+
+def positions_recovered(accuracy, vocab: int) -> float:
+    """``sum_k (acc_k - 1/vocab) / (1 - 1/vocab)``: how many positions' worth of tokens a read-out
+    recovers, counting a perfectly read position as 1 and a position at chance as 0.
+
+    >>> positions_recovered([1.0, 1.0, 0.25, 0.25], vocab=4)
+    2.0
+    """
+    chance = 1.0 / vocab
+    return float(np.sum((np.asarray(accuracy) - chance) / (1.0 - chance)))
+
+
+@one_blas_thread
+def next_token_leak(T: int = 12, d: int = 32, vocab: int = 8, n_seq: int = 3000,
+                    seed: int = 0) -> dict[str, float]:
+    """Accuracy of predicting token ``t + 1`` from a self-attention layer's output at ``t``.
+
+    Tokens are uniformly random, so no model can predict the next one from the past better than
+    chance (``1 / vocab``). One random attention layer with a residual connection reads
+    ``E[tokens] + sinusoidal positions``; a :func:`linear_probe` (two thirds of the positions to
+    train, one third to test) predicts the next token, with the causal mask (``"causal"``) and
+    without it (``"bidirectional"``). Above chance without the mask means the future leaked in.
+    """
+    rng = np.random.default_rng(seed)
+    tokens = rng.integers(0, vocab, size=(n_seq, T))
+    X = rng.normal(size=(vocab, d))[tokens] + sinusoidal_positions(T, d)  # (N, T, d)
+    W_q, W_k, W_v = init_attention(d, d, d, rng)
+    out = {}
+    for name, causal in (("causal", True), ("bidirectional", False)):
+        H = X + self_attention(X, W_q, W_k, W_v, causal=causal)[0]
+        feats = H[:, :-1].reshape(-1, d)
+        nxt = tokens[:, 1:].reshape(-1, 1)
+        cut = 2 * len(feats) // 3
+        out[name] = float(linear_probe(feats[:cut], nxt[:cut], feats[cut:], nxt[cut:], vocab)[0])
+    out["chance"] = 1.0 / vocab
+    return out

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, as_sequence, check_shape
+from ._checks import as_float_array, as_rng, as_sequence, as_state, check_shape, finite_float, positive_int
 
 
 def _check_params(W_h, W_x, b):
@@ -38,15 +38,6 @@ def _check_params(W_h, W_x, b):
     check_shape("b", b, (d_hidden,), "(d_hidden,)")
     return W_h, W_x, b
 
-
-def _check_state(name, h, d_hidden, batch):
-    """``h`` must be ``(d_hidden,)`` without a batch, ``(B, d_hidden)`` with one."""
-    h = as_float_array(name, h, ndims=(1,) if batch is None else (2,))
-    if batch is None:
-        check_shape(name, h, (d_hidden,), "(d_hidden,)")
-    else:
-        check_shape(name, h, (batch, d_hidden), "(batch, d_hidden)")
-    return h
 
 
 def rnn_step(x_t, h_prev, W_h, W_x, b) -> np.ndarray:
@@ -75,7 +66,7 @@ def rnn_step(x_t, h_prev, W_h, W_x, b) -> np.ndarray:
     batch = x_t.shape[0] if x_t.ndim == 2 else None
     check_shape("x_t", x_t, (d_in,) if batch is None else (batch, d_in),
                 "(d_in,)" if batch is None else "(batch, d_in)")
-    h_prev = _check_state("h_prev", h_prev, d_hidden, batch)
+    h_prev = as_state("h_prev", h_prev, d_hidden, batch)
     return np.tanh(h_prev @ W_h.T + x_t @ W_x.T + b)
 
 
@@ -83,7 +74,7 @@ def _check_sequence_inputs(xs, h0, W_h, W_x, b):
     W_h, W_x, b = _check_params(W_h, W_x, b)
     d_hidden, d_in = W_x.shape
     xs, batch = as_sequence("xs", xs, d_in)
-    h0 = _check_state("h0", h0, d_hidden, batch)
+    h0 = as_state("h0", h0, d_hidden, batch)
     return xs, h0, W_h, W_x, b
 
 
@@ -204,22 +195,40 @@ def state_jacobian_norms(xs, h0, W_h, W_x, b) -> np.ndarray:
     return norms
 
 
-def init_rnn(d_in: int, d_hidden: int, spectral_radius: float, rng: np.random.Generator,
-             input_scale: float = 1.0):
+def init_rnn(d_in: int, d_hidden: int, rng, *, spectral_radius: float, input_scale: float = 1.0):
     """Random RNN weights with ``W_h`` rescaled to a chosen spectral radius.
 
     ``W_h`` is drawn Gaussian and divided by its largest absolute eigenvalue, then multiplied by
     ``spectral_radius``; ``W_x`` has entries ``N(0, input_scale**2 / d_in)``; ``b = 0``.
 
+    Parameters
+    ----------
+    d_in, d_hidden : int >= 1
+    rng : numpy.random.Generator or int seed
+    spectral_radius : float >= 0, keyword only
+    input_scale : float >= 0, keyword only
+
+    Returns
+    -------
+    W_h : ndarray of shape (d_hidden, d_hidden)
+    W_x : ndarray of shape (d_hidden, d_in)
+    b : ndarray of shape (d_hidden,)
+
+    Raises
+    ------
+    ValueError
+        a size that is not an integer >= 1, a radius or scale that is not finite and >= 0, or an
+        ``rng`` that is neither a Generator nor a seed.
+
     >>> import numpy as np
-    >>> W_h, W_x, b = init_rnn(3, 8, 0.9, np.random.default_rng(0))
+    >>> W_h, W_x, b = init_rnn(3, 8, np.random.default_rng(0), spectral_radius=0.9)
     >>> round(float(np.abs(np.linalg.eigvals(W_h)).max()), 6), W_x.shape, b.shape
     (0.9, (8, 3), (8,))
     """
-    if d_in < 1 or d_hidden < 1:
-        raise ValueError(f"d_in and d_hidden must be >= 1, got d_in={d_in}, d_hidden={d_hidden}")
-    if not np.isfinite(spectral_radius) or spectral_radius < 0:
-        raise ValueError(f"spectral_radius must be a finite number >= 0, got {spectral_radius}")
+    d_in, d_hidden = positive_int("d_in", d_in), positive_int("d_hidden", d_hidden)
+    spectral_radius = finite_float("spectral_radius", spectral_radius, low=0)
+    input_scale = finite_float("input_scale", input_scale, low=0)
+    rng = as_rng("rng", rng)
     W_h = rng.normal(size=(d_hidden, d_hidden))
     W_h *= spectral_radius / np.abs(np.linalg.eigvals(W_h)).max()
     W_x = rng.normal(scale=input_scale / np.sqrt(d_in), size=(d_hidden, d_in))
@@ -252,7 +261,7 @@ def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, inp
         logs = np.zeros(T)
         for j in range(n_sequences):
             rng = np.random.default_rng([seed, i, j])
-            W_h, W_x, b = init_rnn(d_in, d_hidden, radius, rng, input_scale=input_scale)
+            W_h, W_x, b = init_rnn(d_in, d_hidden, rng, spectral_radius=radius, input_scale=input_scale)
             if linear:
                 P, norms = np.eye(d_hidden), np.empty(T)
                 for k in range(T):

@@ -2,10 +2,9 @@ r"""Training utilities shared by every recurrent model: one loop trains an RNN a
 
 - :class:`Recurrence` describes a recurrent layer to the trainer (``init``, ``forward``,
   ``backward``); :data:`RNN` and :data:`LSTM` wrap :mod:`seqmodels.rnn` and :mod:`seqmodels.lstm`.
-- :func:`softmax_cross_entropy` and :func:`classifier_head`: a linear read-out of the final state,
+- :func:`classifier_head`: a linear read-out of the final state,
   ``logits = h_T @ W_out.T + b_out``, with the mean cross-entropy loss and its gradient.
-- :func:`clip_grad_norm`: rescale all gradients together when their global norm is too large.
-- :class:`Adam`: the Adam optimiser (Kingma & Ba, 2015).
+- the optimiser and clipping come from :mod:`seqmodels.optim`, the loss from :mod:`seqmodels.numeric`.
 - :func:`train_classifier`: the loop itself, on freshly sampled batches.
 
 Parameters and gradients are plain ``dict[str, ndarray]`` with matching keys.
@@ -13,13 +12,15 @@ Parameters and gradients are plain ``dict[str, ndarray]`` with matching keys.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_float_array, check_shape
+from .numeric import softmax_cross_entropy
+from .optim import Adam, clip_grad_norm
 from .lstm import init_lstm, lstm_backward, lstm_forward
 from .rnn import init_rnn, rnn_backward, rnn_forward
 
@@ -97,44 +98,6 @@ RNN = rnn_cell(1.0)
 LSTM = lstm_cell(1.0)
 
 
-def softmax_cross_entropy(logits, labels) -> tuple[float, np.ndarray]:
-    """Mean cross-entropy of integer ``labels`` under ``softmax(logits)``, and its gradient.
-
-    ``loss = -mean_n log p[n, labels[n]]`` with ``p = softmax(logits)`` (computed after
-    subtracting each row's maximum, so large logits do not overflow), and
-    ``dlogits = (p - onehot(labels)) / batch``.
-
-    Parameters
-    ----------
-    logits : ndarray of shape (batch, n_classes)
-    labels : integer ndarray of shape (batch,), entries in ``0 .. n_classes - 1``
-
-    >>> loss, dlogits = softmax_cross_entropy(np.zeros((2, 4)), np.array([0, 3]))
-    >>> round(loss, 6) == round(float(np.log(4)), 6), dlogits[0]
-    (True, array([-0.375,  0.125,  0.125,  0.125]))
-    """
-    logits = as_float_array("logits", logits, ndims=(2,))
-    labels = _check_labels(labels, logits.shape)
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))  # (batch, n_classes)
-    rows = np.arange(len(labels))
-    loss = -float(log_p[rows, labels].mean())
-    dlogits = np.exp(log_p)
-    dlogits[rows, labels] -= 1.0
-    return loss, dlogits / len(labels)
-
-
-def _check_labels(labels, logits_shape):
-    labels = np.asarray(labels)
-    if labels.dtype.kind not in "iu":
-        raise ValueError(f"labels must be an integer array, got dtype {labels.dtype}")
-    check_shape("labels", labels, logits_shape[:1], "(batch,)")
-    if labels.size and (labels.min() < 0 or labels.max() >= logits_shape[1]):
-        raise ValueError(f"labels must lie in 0 .. {logits_shape[1] - 1} (n_classes = {logits_shape[1]}), "
-                         f"got values from {labels.min()} to {labels.max()}")
-    return labels
-
-
 def classifier_head(h, W_out, b_out, labels) -> tuple[float, Params]:
     """A linear classifier on a state: ``logits = h @ W_out.T + b_out``, loss and gradients.
 
@@ -189,59 +152,6 @@ def loss_and_grads(cell: Recurrence, params: Params, xs, labels) -> tuple[float,
     grads = cell.backward(params, xs, dhs, cache)
     grads["W_out"], grads["b_out"] = g_head["W_out"], g_head["b_out"]
     return loss, grads
-
-
-def clip_grad_norm(grads: Params, max_norm: float) -> tuple[Params, float]:
-    """Rescale every gradient by ``min(1, max_norm / norm)``, ``norm`` the global L2 norm.
-
-    Clipping the norm keeps the direction of the step and bounds its size, the remedy for
-    exploding gradients of Pascanu et al. (2013). Returns the clipped dict (new arrays) and the
-    norm before clipping.
-
-    >>> g, norm = clip_grad_norm({"a": np.array([3.0]), "b": np.array([4.0])}, max_norm=1.0)
-    >>> norm, g["a"], g["b"]
-    (5.0, array([0.6]), array([0.8]))
-    """
-    if not max_norm > 0:
-        raise ValueError(f"max_norm must be > 0, got {max_norm}")
-    norm = float(np.sqrt(sum(float(np.sum(g * g)) for g in grads.values())))
-    scale = min(1.0, max_norm / norm) if norm > 0 else 1.0
-    return {k: g * scale for k, g in grads.items()}, norm
-
-
-@dataclass
-class Adam:
-    """Adam (Kingma & Ba, 2015): per-parameter steps scaled by running gradient moments.
-
-    For every parameter ``p`` with gradient ``g``, at step ``t = 1, 2, ...``::
-
-        m = beta1 * m + (1 - beta1) * g           # first moment
-        v = beta2 * v + (1 - beta2) * g**2        # second moment
-        p -= lr * (m / (1 - beta1**t)) / (sqrt(v / (1 - beta2**t)) + eps)
-
-    >>> p, opt = {"w": np.array([1.0, -1.0])}, Adam(lr=0.1)
-    >>> opt.step(p, {"w": np.array([0.5, -2.0])})
-    >>> p["w"]  # the first step moves every entry by lr, against the sign of its gradient
-    array([ 0.9, -0.9])
-    """
-
-    lr: float = 1e-2  #: step size; 1e-2 suits the small models of this book (the paper uses 1e-3)
-    beta1: float = 0.9  #: decay of the first-moment average (the paper's default)
-    beta2: float = 0.999  #: decay of the second-moment average (the paper's default)
-    eps: float = 1e-8  #: keeps the division finite when a gradient is zero
-    t: int = 0
-    m: Params = field(default_factory=dict)
-    v: Params = field(default_factory=dict)
-
-    def step(self, params: Params, grads: Params) -> None:
-        """Update ``params`` in place from ``grads`` (keys of ``params`` only)."""
-        self.t += 1
-        for k, p in params.items():
-            g = grads[k]
-            m = self.m[k] = self.beta1 * self.m.get(k, 0.0) + (1 - self.beta1) * g
-            v = self.v[k] = self.beta2 * self.v.get(k, 0.0) + (1 - self.beta2) * g * g
-            m_hat, v_hat = m / (1 - self.beta1 ** self.t), v / (1 - self.beta2 ** self.t)
-            p -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
 
 
 @dataclass(frozen=True)

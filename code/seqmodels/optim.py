@@ -1,0 +1,67 @@
+"""Optimisation shared by every trained model: gradient clipping and the Adam optimiser.
+
+Parameters and gradients are plain ``dict[str, ndarray]`` with matching keys; updates are in place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._checks import as_float_array, check_shape, finite_float
+
+Params = dict[str, np.ndarray]
+
+
+def clip_grad_norm(grads: Params, max_norm: float) -> tuple[Params, float]:
+    """Rescale every gradient by ``min(1, max_norm / norm)``, ``norm`` the global L2 norm.
+
+    Clipping the norm keeps the direction of the step and bounds its size, the remedy for
+    exploding gradients of Pascanu et al. (2013). Returns the clipped dict (new arrays) and the
+    norm before clipping.
+
+    >>> g, norm = clip_grad_norm({"a": np.array([3.0]), "b": np.array([4.0])}, max_norm=1.0)
+    >>> norm, g["a"], g["b"]
+    (5.0, array([0.6]), array([0.8]))
+    """
+    if not max_norm > 0:
+        raise ValueError(f"max_norm must be > 0, got {max_norm}")
+    norm = float(np.sqrt(sum(float(np.sum(g * g)) for g in grads.values())))
+    scale = min(1.0, max_norm / norm) if norm > 0 else 1.0
+    return {k: g * scale for k, g in grads.items()}, norm
+
+
+@dataclass
+class Adam:
+    """Adam (Kingma & Ba, 2015): per-parameter steps scaled by running gradient moments.
+
+    For every parameter ``p`` with gradient ``g``, at step ``t = 1, 2, ...``::
+
+        m = beta1 * m + (1 - beta1) * g           # first moment
+        v = beta2 * v + (1 - beta2) * g**2        # second moment
+        p -= lr * (m / (1 - beta1**t)) / (sqrt(v / (1 - beta2**t)) + eps)
+
+    >>> p, opt = {"w": np.array([1.0, -1.0])}, Adam(lr=0.1)
+    >>> opt.step(p, {"w": np.array([0.5, -2.0])})
+    >>> p["w"]  # the first step moves every entry by lr, against the sign of its gradient
+    array([ 0.9, -0.9])
+    """
+
+    lr: float = 1e-2  #: step size; 1e-2 suits the small models of this book (the paper uses 1e-3)
+    beta1: float = 0.9  #: decay of the first-moment average (the paper's default)
+    beta2: float = 0.999  #: decay of the second-moment average (the paper's default)
+    eps: float = 1e-8  #: keeps the division finite when a gradient is zero
+    t: int = 0
+    m: Params = field(default_factory=dict)
+    v: Params = field(default_factory=dict)
+
+    def step(self, params: Params, grads: Params) -> None:
+        """Update ``params`` in place from ``grads`` (keys of ``params`` only)."""
+        self.t += 1
+        for k, p in params.items():
+            g = grads[k]
+            m = self.m[k] = self.beta1 * self.m.get(k, 0.0) + (1 - self.beta1) * g
+            v = self.v[k] = self.beta2 * self.v.get(k, 0.0) + (1 - self.beta2) * g * g
+            m_hat, v_hat = m / (1 - self.beta1 ** self.t), v / (1 - self.beta2 ** self.t)
+            p -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
