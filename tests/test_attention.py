@@ -236,7 +236,7 @@ def test_other_functions_reject_bad_input():
         generate([1, 7], 3, E, [W], W_out)
     with pytest.raises(ValueError, match=r"prompt must be a non-empty 1-D sequence of ints"):
         generate([], 3, E, [W], W_out)
-    with pytest.raises(ValueError, match=r"W_out must have shape \(d_model, vocab\) = \(4, 5\), got \(5, 4\)"):
+    with pytest.raises(ValueError, match=r"W_unembed must have shape \(d_model, vocab\) = \(4, 5\), got \(5, 4\)"):
         generate([1], 3, E, [W], W_out.T)
     with pytest.raises(ValueError, match=r"n, d_model, d_k and n_layers must be >= 1"):
         decode_flops(0, 4)

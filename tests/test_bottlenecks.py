@@ -68,8 +68,8 @@ def test_linear_probe_reads_what_is_there_and_nothing_else():
 
 
 def test_positions_recovered():
-    assert positions_recovered(np.full(10, 0.25), vocab=4) == 0.0
-    assert positions_recovered(np.ones(7), vocab=8) == 7.0
+    assert positions_recovered(np.full(10, 0.25), vocab_size=4) == 0.0
+    assert positions_recovered(np.ones(7), vocab_size=8) == 7.0
 
 
 def test_state_probe_is_deterministic_and_attention_reads_everything():

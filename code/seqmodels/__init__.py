@@ -38,6 +38,43 @@ Experiments:
 - ``seqmodels.comparison``: the five-model comparison table of the bottlenecks chapter.
 
 ``seqmodels._checks`` (private) holds the input checks every module shares.
+
+Conventions
+-----------
+Written once here; every module follows them, and says so where it departs.
+
+Sizes. ``T`` positions (time steps) of a sequence, ``batch`` sequences side by side, ``d_in`` the
+width of an input vector, ``d_hidden`` of a recurrent state (per direction), ``d_model`` of the
+vectors an attention stack reads and writes (``d_k``, ``d_v`` of its queries/keys and values),
+``vocab`` words or tokens (an integer argument counting them is ``vocab_size``, because ``vocab``
+also names a word list), ``n_classes`` labels. ``d`` is a word vector's width, and the one width of
+experiments that tie ``d_in = d_hidden = d_model = d``. Cost formulas (:mod:`seqmodels.complexity`,
+``decode_flops``) count ``n`` tokens, as Vaswani et al. (2017, Table 1) do; ``n`` is ``T`` there.
+
+Axis order. Recurrent models (``rnn``, ``lstm``, ``birnn``, ``train``, ``delay``) are time-major:
+``xs`` is ``(T, d_in)`` or ``(T, batch, d_in)`` and states ``hs`` are ``(T, [batch,] d_hidden)``,
+so ``xs[t]`` is one step. Attention is batch-major, as its literature is: ``X`` (capitalised, so it
+cannot be mistaken for ``xs``) is ``(T, d_model)`` or ``(batch, T, d_model)``, attention weights
+``A`` are ``([batch,] T, T)``. Token ids follow their model's order: ``(T, batch)`` for the biLM.
+
+Weight layout. Recurrent weights are ``(out, in)`` and multiply from the right transposed,
+``h @ W_h.T`` (so one line serves one sequence and a batch). Attention weights are ``(in, out)``,
+``X @ W_q``, the convention of Vaswani et al. (2017). The read-out from a state to logits is
+``W_out`` of shape ``(n_out, d_hidden)`` with ``b_out``, ``logits = h @ W_out.T + b_out``
+(``train``, ``birnn``); attention's read-out, in its own layout ``(d_model, vocab)``, is
+``W_unembed``. word2vec keeps its paper's names: ``W_in`` (word vectors) and ``W_out`` (context
+vectors), both ``(vocab, d)``. Gradients are named ``d`` + the name (``dW_h``, ``dxs``), and a
+backward pass returns them in a dict keyed by the argument's name.
+
+Initialisation. ``init_*(<sizes>, rng, *, <options>)``: the sizes first, then ``rng`` (a
+``numpy.random.Generator`` or an int seed), then keyword-only options such as
+``spectral_radius`` or ``forget_bias``. Experiments take a ``seed`` and derive every generator
+from it.
+
+Errors. Bad values, types and shapes raise ``ValueError`` naming the argument and what was
+expected; ``KeyError`` is only for a missing key (an unknown word or model name, a missing
+parameter). Lists are accepted where an array is expected and the meaning is unambiguous. Each
+validating function has a "Raises" section; config dataclasses validate in ``__post_init__``.
 """
 
 __version__ = "0.1.0"

@@ -18,7 +18,12 @@ Shapes (``B`` is an optional batch axis, ``T`` the number of positions):
 ``out``     ``(T, d_v)`` or ``(B, T, d_v)``
 ==========  ==================================
 
-Weights multiply from the right (``X @ W_q``), the convention of Vaswani et al. (2017).
+This module is **batch-major with weights ``(in, out)``**, unlike the time-major recurrent modules
+(see the package conventions): ``X`` is ``([batch,] T, d_model)`` and weights multiply from the
+right (``X @ W_q``), the layout of Vaswani et al. (2017) and of most attention code. Its arrays are
+capitalised (``X``, ``Q``, ``K``, ``V``, ``A``) so they are not mistaken for time-major ``xs`` and
+``hs``, and the read-out of :func:`generate` is ``W_unembed`` ``(d_model, vocab)``, not the
+recurrent ``W_out`` ``(n_out, d_hidden)``.
 
 A *stack* is a list of layers ``(W_q, W_k, W_v)`` with ``d_v = d_model`` and a residual connection,
 ``X_{l+1} = X_l + attention_l(X_l)``. Causal decoding produces the stack's output one position at a
@@ -422,8 +427,8 @@ def decode(X, layers, cache: bool = True) -> np.ndarray:
     return out
 
 
-def generate(prompt, n_new: int, embedding, layers, W_out, cache: bool = True) -> np.ndarray:
-    """Greedy generation: each new token is ``argmax(h_t @ W_out)``, fed back as the next input.
+def generate(prompt, n_new: int, embedding, layers, W_unembed, cache: bool = True) -> np.ndarray:
+    """Greedy generation: each new token is ``argmax(h_t @ W_unembed)``, fed back as the next input.
 
     The input at position ``t`` is ``embedding[token] + sinusoidal_positions(...)[t]``. The prompt
     is processed in one parallel pass (prefill); after that every token depends on the previous
@@ -435,7 +440,7 @@ def generate(prompt, n_new: int, embedding, layers, W_out, cache: bool = True) -
     n_new : int, number of tokens to generate
     embedding : ndarray of shape (vocab, d_model)
     layers : as in :func:`attention_stack`
-    W_out : ndarray of shape (d_model, vocab)
+    W_unembed : ndarray of shape (d_model, vocab)
     cache : bool, decode with a :class:`KVCache` (True) or recompute the prefix each step (False)
 
     Returns
@@ -443,18 +448,18 @@ def generate(prompt, n_new: int, embedding, layers, W_out, cache: bool = True) -
     tokens : ndarray of int, shape (len(prompt) + n_new,)
 
     >>> rng = np.random.default_rng(0)
-    >>> E, W_out = rng.normal(size=(5, 4)), rng.normal(size=(4, 5))
+    >>> E, W_unembed = rng.normal(size=(5, 4)), rng.normal(size=(4, 5))
     >>> layers = [init_attention(4, 4, 4, rng)]
-    >>> a = generate([1, 2], 6, E, layers, W_out, cache=True)
-    >>> b = generate([1, 2], 6, E, layers, W_out, cache=False)
+    >>> a = generate([1, 2], 6, E, layers, W_unembed, cache=True)
+    >>> b = generate([1, 2], 6, E, layers, W_unembed, cache=False)
     >>> a.tolist() == b.tolist(), len(a)
     (True, 8)
     """
     embedding = as_float_array("embedding", embedding, ndims=(2,))
     vocab, d_model = embedding.shape
     layers = _check_stack(layers, d_model)
-    W_out = as_float_array("W_out", W_out, ndims=(2,))
-    check_shape("W_out", W_out, (d_model, vocab), "(d_model, vocab)")
+    W_unembed = as_float_array("W_unembed", W_unembed, ndims=(2,))
+    check_shape("W_unembed", W_unembed, (d_model, vocab), "(d_model, vocab)")
     tokens = np.asarray(prompt)
     if tokens.ndim != 1 or tokens.size == 0 or tokens.dtype.kind not in "iu":
         raise ValueError(f"prompt must be a non-empty 1-D sequence of ints, got {tokens!r}")
@@ -478,7 +483,7 @@ def generate(prompt, n_new: int, embedding, layers, W_out, cache: bool = True) -
     else:
         h = decode_step_without_cache(X, layers)
     for t in range(tokens.size, n_total):
-        out[t] = int(np.argmax(h @ W_out))
+        out[t] = int(np.argmax(h @ W_unembed))
         if t + 1 == n_total:
             break
         x = embedding[out[t]] + P[t]

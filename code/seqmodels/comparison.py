@@ -18,7 +18,7 @@ from .timing import best_time, one_blas_thread
 
 
 @one_blas_thread
-def comparison_table(n: int = 256, d: int = 32, T: int = 30, distance: int = 10, vocab: int = 8,
+def comparison_table(n: int = 256, d: int = 32, T: int = 30, distance: int = 10, vocab_size: int = 8,
                      seed: int = 0, repeat: int = 5) -> dict[str, dict[str, float | int | None]]:
     """The computed columns of the chapter's comparison table, one dict per model in :data:`MODELS`.
 
@@ -28,26 +28,26 @@ def comparison_table(n: int = 256, d: int = 32, T: int = 30, distance: int = 10,
       one BLAS thread) -- **measured on the machine that runs this**;
     - ``"accuracy"``: :func:`linear_probe` accuracy for the token ``distance`` positions before the
       last, read from the last representation (state size ``d``; sequences of ``T`` random tokens
-      over ``vocab``), or through :func:`attention_read` for self-attention;
+      over ``vocab_size``), or through :func:`attention_read` for self-attention;
     - ``"memory_per_token"``: numbers held about earlier tokens while reading ``n`` tokens, divided by
       ``n``: 0 for Word2Vec, ``d/n`` for the RNN's state, ``2d/n`` for the LSTM's ``h`` and ``c``,
       ``(n d + 4d)/n`` for the Bi-LSTM (the forward output of every position waits for the backward
       pass, plus both running states), ``2d`` for one attention layer's cache of a key and a value.
     """
-    tokens, xs = token_sequences(2 * 1000, T, vocab, seed)
+    tokens, xs = token_sequences(2 * 1000, T, vocab_size, seed)
     train, test = slice(0, 1000), slice(1000, None)
     accuracy = {}
     for model in ("Word2Vec", "RNN", "LSTM", "Bi-LSTM"):
         S = final_states(model, xs, d, seed=seed)
-        accuracy[model] = float(linear_probe(S[train], tokens[train], S[test], tokens[test], vocab)[::-1][distance])
+        accuracy[model] = float(linear_probe(S[train], tokens[train], S[test], tokens[test], vocab_size)[::-1][distance])
     t = T - 1 - distance
     reads = attention_read(xs)[:, t]
     accuracy["Transformer self-attention"] = float(
-        linear_probe(reads[train], tokens[train, t:t + 1], reads[test], tokens[test, t:t + 1], vocab)[0])
+        linear_probe(reads[train], tokens[train, t:t + 1], reads[test], tokens[test, t:t + 1], vocab_size)[0])
 
     rng = np.random.default_rng(seed)
-    ids = rng.integers(0, vocab, size=n)
-    E = rng.normal(size=(vocab, d))
+    ids = rng.integers(0, vocab_size, size=n)
+    E = rng.normal(size=(vocab_size, d))
     X = E[ids]
     h0 = np.zeros(d)
     W_h, W_x, b = init_rnn(d, d, rng, spectral_radius=0.9)

@@ -117,9 +117,9 @@ def linear_probe(train_states, train_labels, test_states, test_labels, n_classes
 
     Parameters
     ----------
-    train_states : ndarray of shape (N_train, d_state)
+    train_states : ndarray of shape (N_train, d_hidden)
     train_labels : int ndarray of shape (N_train, P), entries in ``[0, n_classes)``
-    test_states : ndarray of shape (N_test, d_state)
+    test_states : ndarray of shape (N_test, d_hidden)
     test_labels : int ndarray of shape (N_test, P)
 
     Returns
@@ -160,25 +160,25 @@ def token_sequences(n_seq: int, T: int, vocab_size: int, seed: int = 0):
     return tokens, np.eye(vocab_size)[tokens].transpose(1, 0, 2)  # (N, T) ids, (T, N, vocab) one-hot
 
 
-def final_states(model: str, xs, d_state: int, seed: int = 0) -> np.ndarray:
+def final_states(model: str, xs, d_hidden: int, seed: int = 0) -> np.ndarray:
     """The representation at the last position of every sequence, ``(N, d_out)``, random weights.
 
-    ``xs`` is ``(T, N, d_in)``. ``"RNN"``: ``h_T`` (``d_state`` numbers, spectral radius 0.9);
-    ``"LSTM"``: ``h_T`` (``d_state``; the cell ``c_T`` is the other half of its state);
+    ``xs`` is ``(T, N, d_in)``. ``"RNN"``: ``h_T`` (``d_hidden`` numbers, spectral radius 0.9);
+    ``"LSTM"``: ``h_T`` (``d_hidden``; the cell ``c_T`` is the other half of its state);
     ``"Bi-LSTM"``: ``[h_T of the forward LSTM, h at the last position of the backward LSTM]``
-    (``2 d_state``); ``"Word2Vec"``: the input vector of the last token itself (no context).
+    (``2 d_hidden``); ``"Word2Vec"``: the input vector of the last token itself (no context).
     """
     rng = np.random.default_rng(seed)
     T, N, d_in = xs.shape
-    zero = np.zeros((N, d_state))
+    zero = np.zeros((N, d_hidden))
     if model == "Word2Vec":
         return xs[-1]
     if model == "RNN":
-        return rnn_forward(xs, zero, *init_rnn(d_in, d_state, rng, spectral_radius=0.9))[-1]
+        return rnn_forward(xs, zero, *init_rnn(d_in, d_hidden, rng, spectral_radius=0.9))[-1]
     if model == "LSTM":
-        return lstm_forward(xs, zero, zero, *init_lstm(d_in, d_state, rng))[0][-1]
+        return lstm_forward(xs, zero, zero, *init_lstm(d_in, d_hidden, rng))[0][-1]
     if model == "Bi-LSTM":  # the backward half of the last row has read only the last input
-        return bilstm_forward(xs, init_lstm(d_in, d_state, rng), init_lstm(d_in, d_state, rng))[-1]
+        return bilstm_forward(xs, init_lstm(d_in, d_hidden, rng), init_lstm(d_in, d_hidden, rng))[-1]
     raise KeyError(f"model must be one of Word2Vec, RNN, LSTM, Bi-LSTM, got {model!r}")
 
 
@@ -197,12 +197,12 @@ def attention_read(xs, sharpness: float = 20.0) -> np.ndarray:
 
 
 @one_blas_thread
-def state_probe(models=("RNN", "LSTM"), sizes=(8, 16, 32, 64), T: int = 30, vocab: int = 8,
+def state_probe(models=("RNN", "LSTM"), sizes=(8, 16, 32, 64), T: int = 30, vocab_size: int = 8,
                 n_train: int = 1000, n_test: int = 500, seed: int = 0) -> dict:
     """How well the token at each earlier position can be read back from the last representation.
 
-    ``n_train + n_test`` sequences of ``T`` uniformly random tokens (one-hot, ``vocab`` of them, so
-    chance accuracy is ``1 / vocab``) run through each model with random weights at each state size;
+    ``n_train + n_test`` sequences of ``T`` uniformly random tokens (one-hot, ``vocab_size`` of them, so
+    chance accuracy is ``1 / vocab_size``) run through each model with random weights at each state size;
     :func:`linear_probe` is trained to recover all ``T`` tokens from the final representation. For
     ``"attention"`` the read-out is :func:`attention_read` at each position (no state size).
 
@@ -211,46 +211,46 @@ def state_probe(models=("RNN", "LSTM"), sizes=(8, 16, 32, 64), T: int = 30, voca
     dict mapping ``(model, size)`` (``("attention", None)`` for attention) to an array of shape
     ``(T,)``: accuracy for the token ``k`` positions before the last, ``k = 0 .. T-1``.
     """
-    tokens, xs = token_sequences(n_train + n_test, T, vocab, seed)
+    tokens, xs = token_sequences(n_train + n_test, T, vocab_size, seed)
     train, test = slice(0, n_train), slice(n_train, None)
     out = {}
     for model in models:
         for size in sizes:
             S = final_states(model, xs, int(size), seed=seed)
-            acc = linear_probe(S[train], tokens[train], S[test], tokens[test], vocab)
+            acc = linear_probe(S[train], tokens[train], S[test], tokens[test], vocab_size)
             out[(model, int(size))] = acc[::-1]
     reads = attention_read(xs)  # (N, T, vocab): position t read by a query aimed at t
     acc = np.array([linear_probe(reads[train, t], tokens[train, t:t + 1], reads[test, t],
-                                 tokens[test, t:t + 1], vocab)[0] for t in range(T)])
+                                 tokens[test, t:t + 1], vocab_size)[0] for t in range(T)])
     out[("attention", None)] = acc[::-1]
     return out
 
 
-def positions_recovered(accuracy, vocab: int) -> float:
-    """``sum_k (acc_k - 1/vocab) / (1 - 1/vocab)``: how many positions' worth of tokens a read-out
+def positions_recovered(accuracy, vocab_size: int) -> float:
+    """``sum_k (acc_k - 1/vocab_size) / (1 - 1/vocab_size)``: how many positions' worth of tokens a read-out
     recovers, counting a perfectly read position as 1 and a position at chance as 0.
 
-    >>> positions_recovered([1.0, 1.0, 0.25, 0.25], vocab=4)
+    >>> positions_recovered([1.0, 1.0, 0.25, 0.25], vocab_size=4)
     2.0
     """
-    chance = 1.0 / vocab
+    chance = 1.0 / vocab_size
     return float(np.sum((np.asarray(accuracy) - chance) / (1.0 - chance)))
 
 
 @one_blas_thread
-def next_token_leak(T: int = 12, d: int = 32, vocab: int = 8, n_seq: int = 3000,
+def next_token_leak(T: int = 12, d: int = 32, vocab_size: int = 8, n_seq: int = 3000,
                     seed: int = 0) -> dict[str, float]:
     """Accuracy of predicting token ``t + 1`` from a self-attention layer's output at ``t``.
 
     Tokens are uniformly random, so no model can predict the next one from the past better than
-    chance (``1 / vocab``). One random attention layer with a residual connection reads
+    chance (``1 / vocab_size``). One random attention layer with a residual connection reads
     ``E[tokens] + sinusoidal positions``; a :func:`linear_probe` (two thirds of the positions to
     train, one third to test) predicts the next token, with the causal mask (``"causal"``) and
     without it (``"bidirectional"``). Above chance without the mask means the future leaked in.
     """
     rng = np.random.default_rng(seed)
-    tokens = rng.integers(0, vocab, size=(n_seq, T))
-    X = rng.normal(size=(vocab, d))[tokens] + sinusoidal_positions(T, d)  # (N, T, d)
+    tokens = rng.integers(0, vocab_size, size=(n_seq, T))
+    X = rng.normal(size=(vocab_size, d))[tokens] + sinusoidal_positions(T, d)  # (N, T, d)
     W_q, W_k, W_v = init_attention(d, d, d, rng)
     out = {}
     for name, causal in (("causal", True), ("bidirectional", False)):
@@ -258,6 +258,6 @@ def next_token_leak(T: int = 12, d: int = 32, vocab: int = 8, n_seq: int = 3000,
         feats = H[:, :-1].reshape(-1, d)
         nxt = tokens[:, 1:].reshape(-1, 1)
         cut = 2 * len(feats) // 3
-        out[name] = float(linear_probe(feats[:cut], nxt[:cut], feats[cut:], nxt[cut:], vocab)[0])
-    out["chance"] = 1.0 / vocab
+        out[name] = float(linear_probe(feats[:cut], nxt[:cut], feats[cut:], nxt[cut:], vocab_size)[0])
+    out["chance"] = 1.0 / vocab_size
     return out

@@ -16,7 +16,8 @@ Shapes (``B`` is an optional batch axis, ``T`` the number of time steps):
 ``hs``     ``(T, d_hidden)`` or ``(T, B, d_hidden)``
 =========  =================================
 
-Row vectors are used inside the code (``h @ W_h.T``) so that one line serves both the
+Sequences are time-major and weights are ``(out, in)`` (the package conventions). Row vectors
+are used inside the code (``h @ W_h.T``) so that one line serves both the
 single-sequence and the batched case.
 """
 

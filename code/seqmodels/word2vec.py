@@ -261,7 +261,7 @@ def sgns_loss_and_grads(W_in, W_out, centers, contexts, negatives):
 class SGNSConfig:
     """Settings of :func:`train_sgns`; the defaults are the word2vec tool's unless noted.
 
-    dim: 50, small enough to train in seconds (the tool's default is 100).
+    d: 50, the width of a word vector; small enough to train in seconds (the tool's default is 100).
     window: 3, the largest distance of a context word (the tool: 5; a narrower window costs
         fewer pairs and favours similar words over merely related ones).
     negatives: 5 negative words per pair.
@@ -274,7 +274,7 @@ class SGNSConfig:
     seed: everything random (initial vectors, subsampling, windows, order, negatives) derives from it.
     """
 
-    dim: int = 50
+    d: int = 50
     window: int = 3
     negatives: int = 5
     min_count: int = 5
@@ -317,12 +317,12 @@ def train_sgns(documents: Sequence[Sequence[str]], config: SGNSConfig = SGNSConf
     ``W_in`` starts uniform in ``[-0.5/d, 0.5/d)`` and ``W_out`` at zero, as in the tool.
 
     >>> docs = [["a", "b", "a", "b", "c"]] * 20
-    >>> res = train_sgns(docs, SGNSConfig(dim=4, min_count=1, epochs=2, batch_size=8, seed=1))
+    >>> res = train_sgns(docs, SGNSConfig(d=4, min_count=1, epochs=2, batch_size=8, seed=1))
     >>> res.vocab.words, res.W_in.shape, res.losses.shape == (res.steps_per_epoch.sum(),)
     (('a', 'b', 'c'), (3, 4), True)
     """
     cfg = config
-    for name in ("dim", "window", "negatives", "epochs", "batch_size"):
+    for name in ("d", "window", "negatives", "epochs", "batch_size"):
         value = getattr(cfg, name)
         if not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"config.{name} must be a positive integer, got {value!r}")
@@ -331,7 +331,7 @@ def train_sgns(documents: Sequence[Sequence[str]], config: SGNSConfig = SGNSConf
     documents = list(documents)
     vocab = build_vocabulary(documents, cfg.min_count)
     rng = np.random.default_rng(cfg.seed)
-    V, d = len(vocab), cfg.dim
+    V, d = len(vocab), cfg.d
     W_in = ((rng.random((V, d)) - 0.5) / d).astype(np.float32)  # float32, as in the tool
     W_out = np.zeros((V, d), dtype=np.float32)
     W_in_initial = W_in.copy()
