@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import positive_int
 from .attention import init_attention, self_attention
 from .birnn import bilstm_forward
 from .complexity import MODELS, critical_path, dependency_graph, max_path_length
@@ -33,7 +34,14 @@ def comparison_table(n: int = 256, d: int = 32, T: int = 30, distance: int = 10,
       ``n``: 0 for Word2Vec, ``d/n`` for the RNN's state, ``2d/n`` for the LSTM's ``h`` and ``c``,
       ``(n d + 4d)/n`` for the Bi-LSTM (the forward output of every position waits for the backward
       pass, plus both running states), ``2d`` for one attention layer's cache of a key and a value.
+
+    Raises ``ValueError`` unless the sizes are integers >= 1 (``T``, ``vocab_size >= 2``) and
+    ``0 <= distance < T``.
     """
+    n, d, T, repeat = (positive_int(k, v) for k, v in (("n", n), ("d", d), ("T", T), ("repeat", repeat)))
+    vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
+    if isinstance(distance, bool) or not isinstance(distance, (int, np.integer)) or not 0 <= distance < T:
+        raise ValueError(f"distance must be an integer in [0, T) = [0, {T}), got {distance!r}")
     tokens, xs = token_sequences(2 * 1000, T, vocab_size, seed)
     train, test = slice(0, 1000), slice(1000, None)
     accuracy = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import as_int_list, finite_float, positive_int
 from .attention import attention_stack, attention_stack_backward, init_attention, self_attention_backward
 from .lstm import init_lstm, lstm_backward
 from .rnn import init_rnn, rnn_backward
@@ -33,13 +34,15 @@ def gradient_by_distance(T: int = 60, d: int = 32, n_draws: int = 10, seed: int 
     the RNN and the LSTM, the causal attention output for attention). Returned, for each model, an
     array of shape ``(T,)`` whose entry ``k`` is ``||dL/dx_{T-1-k}||``, the geometric mean over
     ``n_draws`` draws (norms span many orders of magnitude). Entries that underflow to 0 stay 0.
+    Raises ``ValueError`` unless ``T >= 2`` and ``d``, ``n_draws`` are integers >= 1, and
+    ``spectral_radius`` is finite and >= 0.
 
     >>> g = gradient_by_distance(T=12, d=4, n_draws=2)
     >>> sorted(g), g["RNN"].shape
     (['LSTM', 'RNN', 'attention'], (12,))
     """
-    if T < 2 or d < 1 or n_draws < 1:
-        raise ValueError(f"need T >= 2, d >= 1, n_draws >= 1, got T={T}, d={d}, n_draws={n_draws}")
+    T, d, n_draws = positive_int("T", T, minimum=2), positive_int("d", d), positive_int("n_draws", n_draws)
+    spectral_radius = finite_float("spectral_radius", spectral_radius, low=0)
     norms: dict[str, list[np.ndarray]] = {"RNN": [], "LSTM": [], "attention": []}
     for draw in range(n_draws):
         rng = np.random.default_rng([seed, draw])
@@ -72,8 +75,12 @@ def depth_experiment(depths, T: int = 16, d: int = 32, n_draws: int = 5,
     - ``"output_norm"``: the mean norm of an output vector;
     - ``"grad_first"``: the norm of the gradient reaching position 0 from ``u . y_{T-1}``.
 
-    Geometric means over ``n_draws`` draws; arrays of shape ``(len(depths),)``.
+    Geometric means over ``n_draws`` draws; arrays of shape ``(len(depths),)``. Raises
+    ``ValueError`` unless ``depths`` is a non-empty list of integers >= 1, ``T >= 2`` (a spread
+    needs two positions) and ``d``, ``n_draws`` are integers >= 1.
     """
+    depths = as_int_list("depths", depths)
+    T, d, n_draws = positive_int("T", T, minimum=2), positive_int("d", d), positive_int("n_draws", n_draws)
     out = {form: {"spread": [], "output_norm": [], "grad_first": []} for form in ("pure", "residual")}
     for form in out:
         for L in depths:

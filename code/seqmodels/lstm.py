@@ -205,6 +205,10 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
     if forward is None:
         hs, cs, (f, i, g, o) = _forward(xs, h0, c0, W, b, H, d_in)
     else:
+        if not isinstance(forward, tuple) or len(forward) != 3 or not isinstance(forward[2], dict) \
+                or set(forward[2]) != set(GATES):
+            raise ValueError("forward must be the triple (hs, cs, gates) that lstm_forward(..., "
+                             f"return_gates=True) returns, got {type(forward).__name__}")
         hs, cs, gates = forward
         f, i, g, o = (gates[name] for name in GATES)
         want = xs.shape[:-1] + (H,)

@@ -51,6 +51,8 @@ def use_book_style(figure_format: str = "svg") -> None:
     >>> mpl.rcParams["svg.hashsalt"]
     'seqmodels-book'
     """
+    if figure_format not in ("svg", "png", "pdf", "retina", "jpeg"):
+        raise ValueError(f"figure_format must be one of svg, png, pdf, retina, jpeg, got {figure_format!r}")
     mpl.rcParams.update(BOOK_RC)
     try:
         from IPython import get_ipython
@@ -70,7 +72,22 @@ def draw_remedies(ax, facts: dict[str, str]) -> None:
 
     ``facts`` supplies the measured detail for each box, keys ``"sequential"``, ``"gradient"``,
     ``"state"`` (bottlenecks) and ``"parallel"``, ``"path"``, ``"access"`` (remedies), ``"price"``.
+
+    Raises
+    ------
+    ValueError
+        ``ax`` not a matplotlib ``Axes``.
+    KeyError
+        ``facts`` without one of the keys above.
     """
+    from matplotlib.axes import Axes
+
+    if not isinstance(ax, Axes):
+        raise ValueError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
+    missing = [k for k in ("sequential", "gradient", "state", "parallel", "path", "access", "price")
+               if k not in facts]
+    if missing:
+        raise KeyError(f"facts has no entry for {missing}")
     rows = [
         ("Sequential processing", facts["sequential"], "All positions in a few\nmatrix products", facts["parallel"]),
         ("Long gradient paths", facts["gradient"], "Direct path between\nany two positions", facts["path"]),

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array
+from ._checks import as_float_array, as_ids, as_int_list, finite_float, one_of, positive_int
 from .attention import init_attention, self_attention, sinusoidal_positions
 from .birnn import bilstm_forward
 from .lstm import init_lstm, lstm_forward
@@ -52,6 +52,8 @@ def _check_xy(X_train, y_train, X_test, y_test):
     missing = sorted(set(range(n_classes)) - set(y_train.tolist()))
     if missing:
         raise ValueError(f"y_train must hold every class 0 .. {n_classes - 1}, missing {missing}")
+    if y_test.max() >= n_classes:
+        raise ValueError(f"y_test holds class {y_test.max()}, which y_train never shows (classes 0 .. {n_classes - 1})")
     return X_train, y_train, X_test, y_test, n_classes
 
 
@@ -89,8 +91,9 @@ def linear_probe_accuracy(X_train, y_train, X_test, y_test, steps: int = 300, lr
     True
     """
     X_train, y_train, X_test, y_test, n_classes = _check_xy(X_train, y_train, X_test, y_test)
-    if steps < 1:
-        raise ValueError(f"steps must be >= 1, got {steps}")
+    steps = positive_int("steps", steps)
+    lr = finite_float("lr", lr, low=0, low_open=True)
+    weight_decay = finite_float("weight_decay", weight_decay, low=0)
     mean, std = X_train.mean(axis=0), X_train.std(axis=0)
     std = np.where(std > 0, std, 1.0)
     Z_train, Z_test = (X_train - mean) / std, (X_test - mean) / std  # (n, d)
@@ -132,17 +135,21 @@ def linear_probe(train_states, train_labels, test_states, test_labels, n_classes
     >>> linear_probe(states[:150], labels[:150], states[150:], labels[150:], 3)
     array([1.])
     """
+    n_classes = positive_int("n_classes", n_classes, minimum=2)
+    ridge = finite_float("ridge", ridge, low=0)
     S_train = as_float_array("train_states", train_states, ndims=(2,))
     S_test = as_float_array("test_states", test_states, ndims=(2,))
+    for name, S in (("train_states", S_train), ("test_states", S_test)):
+        if S.shape[0] == 0:
+            raise ValueError(f"{name} must hold at least one row, got shape {S.shape}")
     if S_test.shape[1] != S_train.shape[1]:
         raise ValueError(f"test_states must have {S_train.shape[1]} columns like train_states, "
                          f"got {S_test.shape[1]}")
-    y_train, y_test = np.asarray(train_labels), np.asarray(test_labels)
+    y_train = as_ids("train_labels", train_labels, n_classes, ndims=(2,), what="labels")
+    y_test = as_ids("test_labels", test_labels, n_classes, ndims=(2,), what="labels")
     for name, y, S in (("train_labels", y_train, S_train), ("test_labels", y_test, S_test)):
-        if y.ndim != 2 or y.shape[0] != S.shape[0] or y.dtype.kind not in "iu":
-            raise ValueError(f"{name} must be an int array of shape ({S.shape[0]}, P), got {y.dtype} {y.shape}")
-        if y.size and (y.min() < 0 or y.max() >= n_classes):
-            raise KeyError(f"{name} holds a label outside [0, {n_classes})")
+        if y.shape[0] != S.shape[0] or y.shape[1] == 0:
+            raise ValueError(f"{name} must have shape ({S.shape[0]}, P) with P >= 1, got {y.shape}")
     P = y_train.shape[1]
     if y_test.shape[1] != P:
         raise ValueError(f"test_labels must have {P} columns like train_labels, got {y_test.shape[1]}")
@@ -155,9 +162,25 @@ def linear_probe(train_states, train_labels, test_states, test_labels, n_classes
 
 
 def token_sequences(n_seq: int, T: int, vocab_size: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
+    """``n_seq`` sequences of ``T`` uniformly random tokens: ids ``(n_seq, T)`` and their one-hot
+    codes, time-major ``(T, n_seq, vocab_size)``. Raises ``ValueError`` unless the sizes are
+    integers >= 1 and ``seed`` is an integer >= 0.
+
+    >>> tokens, xs = token_sequences(2, 3, 4)
+    >>> tokens.shape, xs.shape, bool((xs.argmax(axis=-1).T == tokens).all())
+    ((2, 3), (3, 2, 4), True)
+    """
+    n_seq, T, vocab_size = positive_int("n_seq", n_seq), positive_int("T", T), positive_int("vocab_size", vocab_size)
+    rng = np.random.default_rng(positive_int("seed", seed, minimum=0))
     tokens = rng.integers(0, vocab_size, size=(n_seq, T))
     return tokens, np.eye(vocab_size)[tokens].transpose(1, 0, 2)  # (N, T) ids, (T, N, vocab) one-hot
+
+
+def _check_xs(xs) -> np.ndarray:
+    xs = as_float_array("xs", xs, ndims=(3,))
+    if 0 in xs.shape:
+        raise ValueError(f"xs must have shape (T, N, d_in) with every size >= 1, got {xs.shape}")
+    return xs
 
 
 def final_states(model: str, xs, d_hidden: int, seed: int = 0) -> np.ndarray:
@@ -167,7 +190,13 @@ def final_states(model: str, xs, d_hidden: int, seed: int = 0) -> np.ndarray:
     ``"LSTM"``: ``h_T`` (``d_hidden``; the cell ``c_T`` is the other half of its state);
     ``"Bi-LSTM"``: ``[h_T of the forward LSTM, h at the last position of the backward LSTM]``
     (``2 d_hidden``); ``"Word2Vec"``: the input vector of the last token itself (no context).
+
+    Raises ``KeyError`` for an unknown ``model``; ``ValueError`` for ``xs`` that is not a finite
+    ``(T, N, d_in)`` array with every size >= 1, or ``d_hidden`` not an integer >= 1.
     """
+    one_of("model", model, ("Word2Vec", "RNN", "LSTM", "Bi-LSTM"))
+    xs = _check_xs(xs)
+    d_hidden = positive_int("d_hidden", d_hidden)
     rng = np.random.default_rng(seed)
     T, N, d_in = xs.shape
     zero = np.zeros((N, d_hidden))
@@ -189,7 +218,11 @@ def attention_read(xs, sharpness: float = 20.0) -> np.ndarray:
     ``xs`` (``(T, N, d_in)``); the query that reads position ``t`` is ``sharpness * P[t]``. Because
     ``P[t] . P[j]`` is largest at ``j = t``, the softmax puts almost all weight on position ``t``. The
     cache this reads from holds every position, so nothing had to be squeezed into a fixed size.
+
+    Raises ``ValueError`` for ``xs`` as :func:`final_states` does, or a ``sharpness`` that is not finite.
     """
+    xs = _check_xs(xs)
+    sharpness = finite_float("sharpness", sharpness)
     T, N, d_in = xs.shape
     P = sinusoidal_positions(T, 64)
     A = softmax(sharpness * P @ P.T / np.sqrt(P.shape[1]), axis=-1)  # (T queries, T keys)
@@ -210,7 +243,20 @@ def state_probe(models=("RNN", "LSTM"), sizes=(8, 16, 32, 64), T: int = 30, voca
     -------
     dict mapping ``(model, size)`` (``("attention", None)`` for attention) to an array of shape
     ``(T,)``: accuracy for the token ``k`` positions before the last, ``k = 0 .. T-1``.
+
+    Raises
+    ------
+    KeyError
+        an unknown model name in ``models``.
+    ValueError
+        sizes that are not integers >= 1 (``vocab_size >= 2``).
     """
+    models = list(models) if not isinstance(models, str) else [models]
+    for model in models:
+        one_of("models", model, ("Word2Vec", "RNN", "LSTM", "Bi-LSTM"))
+    sizes = as_int_list("sizes", sizes)
+    T, vocab_size = positive_int("T", T), positive_int("vocab_size", vocab_size, minimum=2)
+    n_train, n_test = positive_int("n_train", n_train), positive_int("n_test", n_test)
     tokens, xs = token_sequences(n_train + n_test, T, vocab_size, seed)
     train, test = slice(0, n_train), slice(n_train, None)
     out = {}
@@ -233,8 +279,12 @@ def positions_recovered(accuracy, vocab_size: int) -> float:
     >>> positions_recovered([1.0, 1.0, 0.25, 0.25], vocab_size=4)
     2.0
     """
+    vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
+    accuracy = as_float_array("accuracy", accuracy, ndims=(1,))
+    if accuracy.size == 0 or accuracy.min() < 0 or accuracy.max() > 1:
+        raise ValueError(f"accuracy must be a non-empty list of fractions in [0, 1], got {accuracy}")
     chance = 1.0 / vocab_size
-    return float(np.sum((np.asarray(accuracy) - chance) / (1.0 - chance)))
+    return float(np.sum((accuracy - chance) / (1.0 - chance)))
 
 
 @one_blas_thread
@@ -247,7 +297,13 @@ def next_token_leak(T: int = 12, d: int = 32, vocab_size: int = 8, n_seq: int = 
     ``E[tokens] + sinusoidal positions``; a :func:`linear_probe` (two thirds of the positions to
     train, one third to test) predicts the next token, with the causal mask (``"causal"``) and
     without it (``"bidirectional"``). Above chance without the mask means the future leaked in.
+    Raises ``ValueError`` unless ``T >= 2``, ``n_seq >= 3``, ``vocab_size >= 2`` and ``d`` is even.
     """
+    T, n_seq = positive_int("T", T, minimum=2), positive_int("n_seq", n_seq, minimum=3)
+    vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
+    d = positive_int("d", d, minimum=2)
+    if d % 2:
+        raise ValueError(f"d must be even (the sinusoidal position code pairs sines and cosines), got {d}")
     rng = np.random.default_rng(seed)
     tokens = rng.integers(0, vocab_size, size=(n_seq, T))
     X = rng.normal(size=(vocab_size, d))[tokens] + sinusoidal_positions(T, d)  # (N, T, d)

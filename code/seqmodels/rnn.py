@@ -254,9 +254,19 @@ def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, inp
     >>> curves = gradient_decay([0.5, 1.5], T=10, n_sequences=3)
     >>> curves.shape, bool(curves[0, -1] < curves[1, -1])
     ((2, 10), True)
+
+    Raises
+    ------
+    ValueError
+        ``radii`` empty or holding a value that is not finite and >= 0, or a size that is not an
+        integer >= 1.
     """
-    if T < 1 or n_sequences < 1:
-        raise ValueError(f"T and n_sequences must be >= 1, got T={T}, n_sequences={n_sequences}")
+    T, n_sequences = positive_int("T", T), positive_int("n_sequences", n_sequences)
+    d_in, d_hidden = positive_int("d_in", d_in), positive_int("d_hidden", d_hidden)
+    if isinstance(radii, (str, bytes)) or not hasattr(radii, "__len__") or len(radii) == 0:
+        raise ValueError(f"radii must be a non-empty list of spectral radii >= 0, got {radii!r}")
+    radii = [finite_float(f"radii[{i}]", r, low=0) for i, r in enumerate(radii)]
+    input_scale = finite_float("input_scale", input_scale, low=0)
     out = np.empty((len(radii), T))
     for i, radius in enumerate(radii):
         logs = np.zeros(T)

@@ -19,6 +19,7 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ._checks import as_int_list, positive_int
 from .attention import KVCache, decode, decode_step, decode_step_without_cache, init_attention, self_attention
 from .lstm import init_lstm, lstm_forward
 from .rnn import init_rnn, rnn_forward
@@ -30,7 +31,11 @@ TIMING_PAGES = ("bottlenecks", "production")
 
 def one_blas_thread(fn):
     """Run ``fn`` with matrix products on one thread: the same arithmetic, in the same order, on
-    every machine, and no slowdown from threads competing with other processes."""
+    every machine, and no slowdown from threads competing with other processes.
+
+    Raises ``ValueError`` if ``fn`` is not callable."""
+    if not callable(fn):
+        raise ValueError(f"fn must be callable, got {type(fn).__name__}")
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         with threadpool_limits(limits=1, user_api="blas"):
@@ -49,8 +54,9 @@ def best_time(fn, repeat: int = 5) -> float:
     >>> best_time(lambda: sum(range(1000)), repeat=3) > 0
     True
     """
-    if repeat < 1:
-        raise ValueError(f"repeat must be >= 1, got {repeat}")
+    if not callable(fn):
+        raise ValueError(f"fn must be callable, got {type(fn).__name__}")
+    repeat = positive_int("repeat", repeat)
     best = np.inf
     with threadpool_limits(limits=1, user_api="blas"):
         for _ in range(repeat):
@@ -76,10 +82,12 @@ def kv_step_times(lengths, d_model: int, n_layers: int = 1, seed: int = 0,
     ``"cache"``: :func:`~seqmodels.attention.decode_step` with ``t - 1`` positions already cached;
     ``"no_cache"``: :func:`~seqmodels.attention.decode_step_without_cache` on a prefix of ``t``.
     Each value is the best of ``repeat`` runs, in seconds; arrays of shape ``(len(lengths),)``.
+    Raises ``ValueError`` unless ``lengths`` is a non-empty list of integers >= 1 and the sizes and
+    ``repeat`` are integers >= 1.
     """
-    lengths = [int(t) for t in lengths]
-    if not lengths or min(lengths) < 1:
-        raise ValueError(f"lengths must be a non-empty list of ints >= 1, got {lengths}")
+    lengths = as_int_list("lengths", lengths)
+    d_model, n_layers = positive_int("d_model", d_model), positive_int("n_layers", n_layers)
+    repeat = positive_int("repeat", repeat)
     layers, X = _decoder(d_model, n_layers, max(lengths), seed)
     kv = KVCache.empty(layers, capacity=max(lengths))
     for x in X:  # fill the cache once; each timed step below rewrites one row with the same values
@@ -98,10 +106,11 @@ def kv_step_times(lengths, d_model: int, n_layers: int = 1, seed: int = 0,
 def kv_total_times(ns, d_model: int, n_layers: int = 1, seed: int = 0,
                    repeat: int = 1) -> dict[str, np.ndarray]:
     """Wall time of decoding ``n`` positions one at a time (:func:`~seqmodels.attention.decode`),
-    with and without the cache, for each ``n`` in ``ns``; best of ``repeat`` runs, in seconds."""
-    ns = [int(n) for n in ns]
-    if not ns or min(ns) < 1:
-        raise ValueError(f"ns must be a non-empty list of ints >= 1, got {ns}")
+    with and without the cache, for each ``n`` in ``ns``; best of ``repeat`` runs, in seconds.
+    Raises ``ValueError`` as :func:`kv_step_times` does, for ``ns``."""
+    ns = as_int_list("ns", ns)
+    d_model, n_layers = positive_int("d_model", d_model), positive_int("n_layers", n_layers)
+    repeat = positive_int("repeat", repeat)
     layers, X = _decoder(d_model, n_layers, max(ns), seed)
     return {name: np.array([best_time(lambda n=n: decode(X[:n], layers, cache=flag), repeat) for n in ns])
             for name, flag in (("cache", True), ("no_cache", False))}
@@ -121,7 +130,9 @@ def sequential_timings(lengths, d: int, seed: int = 0, repeat: int = 5) -> dict[
       the cost of the arithmetic without the dependency).
 
     Best of ``repeat`` runs, in seconds, on one BLAS thread; arrays of shape ``(len(lengths),)``.
+    Raises ``ValueError`` as :func:`kv_step_times` does.
     """
+    lengths, d, repeat = as_int_list("lengths", lengths), positive_int("d", d), positive_int("repeat", repeat)
     rng = np.random.default_rng(seed)
     W_h, W_x, b = init_rnn(d, d, rng, spectral_radius=0.9)
     W, b_lstm = init_lstm(d, d, rng)

@@ -17,7 +17,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ._checks import as_float_array, check_shape
+from ._checks import as_float_array, as_ids, check_shape, positive_int
 
 
 def one_hot(indices, vocab_size: int) -> np.ndarray:
@@ -44,7 +44,13 @@ def cosine_similarity(u, v) -> float:
     """``cos(u, v) = u . v / (|u| |v|)`` for two vectors of the same length ``d``.
 
     A zero vector has no direction, so its cosine with anything is undefined: that is an error
-    naming the argument, not a silent ``nan``.
+    naming the argument, not a silent ``nan``. Vectors whose squares overflow (``1e200``) or
+    underflow are rescaled first, so every finite non-zero pair gets its cosine.
+
+    Raises
+    ------
+    ValueError
+        ``u`` or ``v`` not a finite 1-D vector, of different lengths, or zero.
 
     >>> cosine_similarity([1.0, 0.0], [1.0, 1.0])
     0.7071...
@@ -56,10 +62,15 @@ def cosine_similarity(u, v) -> float:
     u = as_float_array("u", u, ndims=(1,))
     v = as_float_array("v", v, ndims=(1,))
     check_shape("v", v, u.shape, "(d,) like u")
-    nu, nv = np.linalg.norm(u), np.linalg.norm(v)
-    for name, n in (("u", nu), ("v", nv)):
-        if n == 0:
+    for name, x in (("u", u), ("v", v)):
+        if not x.any():
             raise ValueError(f"{name} is the zero vector: cosine similarity divides by |{name}| = 0 and is undefined")
+    with np.errstate(over="ignore", under="ignore"):
+        nu, nv = np.linalg.norm(u), np.linalg.norm(v)
+        ok = np.isfinite(nu * nv) and nu * nv > 0 and np.isfinite(u @ v)
+    if not ok:  # squares overflowed or underflowed: the cosine does not change when each is rescaled
+        u, v = u / np.abs(u).max(), v / np.abs(v).max()
+        nu, nv = np.linalg.norm(u), np.linalg.norm(v)
     return float(np.clip(u @ v / (nu * nv), -1.0, 1.0))
 
 
@@ -73,8 +84,17 @@ class WordVectors:
 
     >>> import numpy as np
     >>> emb = WordVectors(["cat", "dog"], np.array([[1.0, 0.0], [0.6, 0.8]]))
-    >>> len(emb), emb.index("Dog"), "cow" in emb
+    >>> len(emb), emb.index("dog"), "cow" in emb
     (2, 1, False)
+
+    A word is found as stored; failing that, lower-cased (GloVe's words are lower-case), so
+    ``emb.index("Dog")`` is also 1, and a vocabulary that stores "Paris" finds "Paris".
+
+    Raises
+    ------
+    ValueError
+        ``vectors`` not a finite 2-D float array with one row per word, or ``words`` empty or
+        holding something other than str.
     >>> emb.index("cow")
     Traceback (most recent call last):
     ...
@@ -91,6 +111,10 @@ class WordVectors:
             raise ValueError(f"vectors must have one row per word: {len(words)} words, got shape {vectors.shape}")
         if len(words) == 0:
             raise ValueError("words must not be empty, got 0 words")
+        if not all(isinstance(w, str) for w in words):
+            raise ValueError(f"words must all be str, got {sorted({type(w).__name__ for w in words})}")
+        if not np.isfinite(vectors).all():
+            raise ValueError(f"vectors must be finite, got NaN or inf in row {int(np.argwhere(~np.isfinite(vectors))[0, 0])}")
         self.words = words
         self.vectors = vectors
         ids: dict[str, int] = {}
@@ -102,19 +126,36 @@ class WordVectors:
         return len(self.words)
 
     def __contains__(self, word) -> bool:
-        return isinstance(word, str) and word.lower() in self._ids
+        return isinstance(word, str) and self._find(word) is not None
+
+    @cached_property
+    def _lower_ids(self) -> dict[str, int]:
+        ids: dict[str, int] = {}
+        for i, w in enumerate(self.words):
+            ids.setdefault(w.lower(), i)
+        return ids
+
+    def _find(self, word: str) -> int | None:
+        """Row of ``word`` as stored, else of its lower-case form, else None."""
+        i = self._ids.get(word)
+        return i if i is not None else self._lower_ids.get(word.lower())
 
     def __repr__(self) -> str:
         return f"WordVectors({len(self)} words, d={self.vectors.shape[1]})"
 
-    def index(self, word: str) -> int:
-        """Row of ``word`` (matched lower-case); ``KeyError`` naming the word if it is unknown."""
+    def index(self, word: str, argument: str = "word") -> int:
+        """Row of ``word`` (as stored, else lower-cased).
+
+        Raises ``KeyError`` naming the word (and ``argument``, the caller's name for it) if it is
+        unknown, ``ValueError`` if it is not a str.
+        """
         if not isinstance(word, str):
-            raise KeyError(f"word must be a str, got {type(word).__name__}")
-        try:
-            return self._ids[word.lower()]
-        except KeyError:
-            raise KeyError(f"word {word!r} is not in the vocabulary of {len(self)} words") from None
+            raise ValueError(f"{argument} must be a str, got {type(word).__name__}")
+        i = self._find(word)
+        if i is None:
+            prefix = "" if argument == "word" else f"{argument}: "
+            raise KeyError(f"{prefix}word {word!r} is not in the vocabulary of {len(self)} words")
+        return i
 
     def __getitem__(self, word: str) -> np.ndarray:
         """The vector of ``word``, shape ``(d,)``."""
@@ -128,26 +169,31 @@ class WordVectors:
         return V / np.where(norms == 0, 1, norms).astype(V.dtype)
 
 
+def _check_emb(emb) -> None:
+    if not isinstance(emb, WordVectors):
+        raise ValueError(f"emb must be WordVectors, got {type(emb).__name__}")
+
+
 def _candidates(emb: WordVectors, restrict_vocab) -> np.ndarray:
     """Unit vectors of the words searched: all, or the first ``restrict_vocab``."""
     if restrict_vocab is None:
         return emb.unit
-    if not isinstance(restrict_vocab, (int, np.integer)) or restrict_vocab < 1:
+    if isinstance(restrict_vocab, bool) or not isinstance(restrict_vocab, (int, np.integer)) or restrict_vocab < 1:
         raise ValueError(f"restrict_vocab must be a positive integer or None, got {restrict_vocab!r}")
     return emb.unit[:restrict_vocab]
 
 
 def _top_k(scores: np.ndarray, exclude: Iterable[int], k: int, words: Sequence[str]) -> list[tuple[str, float]]:
     """The ``k`` best-scoring rows, best first (ties: lower row first), as ``(word, score)``."""
-    if not isinstance(k, (int, np.integer)) or k < 1:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
     scores = np.array(scores, dtype=np.float64)
     for i in exclude:
         if i < scores.size:
             scores[i] = -np.inf
-    k = min(k, int(np.isfinite(scores).sum()))
-    if k == 0:
-        return []
+    available = int(np.isfinite(scores).sum())
+    if k > available:
+        raise ValueError(f"k must be at most the {available} candidate words, got {k}")
     top = np.argpartition(-scores, k - 1)[:k]
     top = top[np.lexsort((top, -scores[top]))]
     return [(words[i], float(scores[i])) for i in top]
@@ -168,8 +214,9 @@ def nearest(emb: WordVectors, word_or_vector, k: int = 10, restrict_vocab: int |
     ...
     ValueError: word_or_vector is the zero vector: it has no direction to compare by cosine
     """
+    _check_emb(emb)
     if isinstance(word_or_vector, str):
-        i = emb.index(word_or_vector)
+        i = emb.index(word_or_vector, "word_or_vector")
         query, exclude = emb.unit[i], [i]
     else:
         query = as_float_array("word_or_vector", word_or_vector, ndims=(1,))
@@ -183,9 +230,17 @@ def nearest(emb: WordVectors, word_or_vector, k: int = 10, restrict_vocab: int |
 
 
 def analogy_target(emb: WordVectors, a: str, b: str, c: str) -> np.ndarray:
-    """``b^ - a^ + c^`` from the unit vectors of the three words, shape ``(d,)``."""
+    """``b^ - a^ + c^`` from the unit vectors of the three words, shape ``(d,)``.
+
+    Raises ``KeyError`` naming the argument of an unknown word, ``ValueError`` for a word that is
+    not a str or a target of length 0 (it has no direction).
+    """
+    _check_emb(emb)
     U = emb.unit
-    return U[emb.index(b)] - U[emb.index(a)] + U[emb.index(c)]
+    target = U[emb.index(b, "b")] - U[emb.index(a, "a")] + U[emb.index(c, "c")]
+    if not target.any():
+        raise ValueError(f"a, b, c = {a!r}, {b!r}, {c!r} give the zero target b^ - a^ + c^: no direction to search")
+    return target
 
 
 def analogy(emb: WordVectors, a: str, b: str, c: str, k: int = 1, restrict_vocab: int | None = None):
@@ -211,7 +266,7 @@ def analogy_rank(emb: WordVectors, a: str, b: str, c: str, d: str, restrict_voca
     rank 1 being the top (ties count against ``d``)."""
     target = analogy_target(emb, a, b, c)
     cand = _candidates(emb, restrict_vocab)
-    j = emb.index(d)
+    j = emb.index(d, "d")
     if j >= cand.shape[0]:
         raise KeyError(f"word {d!r} is not among the restrict_vocab = {cand.shape[0]} words searched")
     scores = cand @ target.astype(cand.dtype) / np.linalg.norm(target)
@@ -231,9 +286,19 @@ class AnalogyScore:
     answered: int
     skipped: int
 
+    def __post_init__(self):
+        """Raises ``ValueError`` unless the counts are integers >= 0 with ``correct <= answered``."""
+        for name in ("correct", "answered", "skipped"):
+            positive_int(name, getattr(self, name), minimum=0)
+        if self.correct > self.answered:
+            raise ValueError(f"correct must be at most answered = {self.answered}, got {self.correct}")
+
     @property
     def accuracy(self) -> float:
-        return self.correct / self.answered if self.answered else float("nan")
+        """``correct / answered``; ``ValueError`` when no question was answered (it is undefined)."""
+        if not self.answered:
+            raise ValueError(f"accuracy is undefined: answered = 0 ({self.skipped} questions skipped)")
+        return self.correct / self.answered
 
 
 def analogy_accuracy(emb: WordVectors, questions: Sequence[tuple[str, str, str, str]],
@@ -249,13 +314,18 @@ def analogy_accuracy(emb: WordVectors, questions: Sequence[tuple[str, str, str, 
     >>> analogy_accuracy(emb, [("man", "woman", "king", "queen"), ("man", "woman", "emperor", "empress")])
     AnalogyScore(correct=1, answered=1, skipped=1)
     """
+    _check_emb(emb)
+    batch_size = positive_int("batch_size", batch_size)
+    if isinstance(questions, (str, bytes)):
+        raise ValueError(f"questions must be a list of (a, b, c, d) tuples, got a str {questions[:40]!r}")
     cand = _candidates(emb, restrict_vocab)
     n = cand.shape[0]
     rows, skipped = [], 0
     for q in questions:
-        if len(q) != 4:
-            raise ValueError(f"questions must be 4-tuples (a, b, c, d), got {q!r}")
-        ids = [emb._ids.get(w.lower(), n) for w in q]
+        if isinstance(q, str) or len(q) != 4 or not all(isinstance(w, str) for w in q):
+            raise ValueError(f"questions must be 4-tuples of words (a, b, c, d), got {q!r}")
+        found = [emb._find(w) for w in q]
+        ids = [n if i is None else i for i in found]
         if max(ids) >= n:
             skipped += 1
         else:

@@ -29,7 +29,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ._checks import as_float_array, check_shape
+from ._checks import as_float_array, as_ids, as_rng, check_shape, finite_float, positive_int
 from .numeric import log_sigmoid
 from .vectors import WordVectors
 
@@ -51,7 +51,18 @@ class Vocabulary:
     _ids: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "_ids", {w: i for i, w in enumerate(self.words)})
+        """Raises ``ValueError`` for words that are not distinct str or counts that are not one
+        positive integer per word."""
+        words = tuple(self.words)
+        if not all(isinstance(w, str) for w in words):
+            raise ValueError(f"words must all be str, got {sorted({type(w).__name__ for w in words})}")
+        if len(set(words)) != len(words):
+            raise ValueError(f"words must be distinct, got {len(words) - len(set(words))} repeated")
+        counts = np.asarray(self.counts)
+        if counts.shape != (len(words),) or counts.dtype.kind not in "iu" or (counts.size and counts.min() < 1):
+            raise ValueError(f"counts must be {len(words)} positive integers, one per word, got {counts.dtype} {counts.shape}")
+        object.__setattr__(self, "words", words)
+        object.__setattr__(self, "_ids", {w: i for i, w in enumerate(words)})
 
     def __len__(self) -> int:
         return len(self.words)
@@ -71,7 +82,16 @@ class Vocabulary:
             raise KeyError(f"word {word!r} is not in the vocabulary of {len(self)} words") from None
 
     def encode(self, tokens: Iterable[str]) -> np.ndarray:
-        """Indices of the tokens that are in the vocabulary (the others are dropped), shape ``(n,)``."""
+        """Indices of the tokens that are in the vocabulary (the others are dropped), shape ``(n,)``.
+
+        Raises ``ValueError`` if ``tokens`` is one str (it would be read letter by letter) or holds
+        something other than str.
+        """
+        if isinstance(tokens, str):
+            raise ValueError(f"tokens must be a list of str, not one str (got {tokens[:40]!r}; tokenize it first)")
+        tokens = list(tokens)
+        if not all(isinstance(t, str) for t in tokens):
+            raise ValueError(f"tokens must all be str, got {sorted({type(t).__name__ for t in tokens})}")
         ids = self._ids
         return np.fromiter((ids[t] for t in tokens if t in ids), dtype=np.int64)
 
@@ -83,8 +103,9 @@ def build_vocabulary(documents: Iterable[Sequence[str]], min_count: int = 5) -> 
     >>> vocab.words, vocab.counts
     (('cat', 'the'), array([2, 2]))
     """
-    if not isinstance(min_count, (int, np.integer)) or min_count < 1:
-        raise ValueError(f"min_count must be a positive integer, got {min_count!r}")
+    min_count = positive_int("min_count", min_count)
+    if isinstance(documents, str):
+        raise ValueError("documents must be a list of token lists, got one str")
     counts = Counter()
     for doc in documents:
         if isinstance(doc, str):
@@ -113,8 +134,7 @@ def keep_probabilities(counts, threshold: float = 1e-3) -> np.ndarray:
     if counts.size == 0 or counts.min() <= 0:
         raise ValueError(f"counts must be positive, got shape {counts.shape} with minimum "
                          f"{counts.min() if counts.size else 'none'}")
-    if not threshold > 0:
-        raise ValueError(f"threshold must be > 0, got {threshold}")
+    threshold = finite_float("threshold", threshold, low=0, low_open=True)
     freq = counts / counts.sum()
     return np.minimum(1.0, np.sqrt(threshold / freq))
 
@@ -130,6 +150,8 @@ def negative_table(counts, power: float = 0.75, size: int = 1_000_000) -> np.nda
     counts = as_float_array("counts", counts, ndims=(1,))
     if counts.size == 0 or counts.min() <= 0:
         raise ValueError(f"counts must be positive, got shape {counts.shape}")
+    power = finite_float("power", power, low=0)
+    size = positive_int("size", size)
     p = counts**power
     cdf = np.cumsum(p / p.sum())
     cdf[-1] = 1.0
@@ -148,9 +170,9 @@ def skipgram_pairs(documents: Sequence[np.ndarray], window: int, rng: np.random.
     >>> sorted(zip(c.tolist(), o.tolist()))
     [(7, 8), (8, 7), (8, 9), (9, 8)]
     """
-    if not isinstance(window, (int, np.integer)) or window < 1:
-        raise ValueError(f"window must be a positive integer, got {window!r}")
-    docs = [np.asarray(d, dtype=np.int64) for d in documents]
+    window = positive_int("window", window)
+    rng = as_rng("rng", rng)
+    docs = [as_ids(f"documents[{i}]", d, np.iinfo(np.int64).max, what="word ids") for i, d in enumerate(documents)]
     ids = np.concatenate(docs) if docs else np.zeros(0, np.int64)
     doc = np.repeat(np.arange(len(docs)), [d.size for d in docs])  # (n,) document of each position
     reach = rng.integers(1, window + 1, size=ids.size)  # (n,) b_i
@@ -284,6 +306,15 @@ class SGNSConfig:
     lr: float = 0.05
     seed: int = 0
 
+    def __post_init__(self):
+        """Raises ``ValueError`` for a size that is not an integer >= 1, ``subsample`` or ``lr`` not
+        a finite number > 0, or a negative seed."""
+        for name in ("d", "window", "negatives", "min_count", "epochs", "batch_size"):
+            positive_int(name, getattr(self, name))
+        finite_float("subsample", self.subsample, low=0, low_open=True)
+        finite_float("lr", self.lr, low=0, low_open=True)
+        positive_int("seed", self.seed, minimum=0)
+
 
 @dataclass(frozen=True)
 class SGNSResult:
@@ -321,13 +352,9 @@ def train_sgns(documents: Sequence[Sequence[str]], config: SGNSConfig = SGNSConf
     >>> res.vocab.words, res.W_in.shape, res.losses.shape == (res.steps_per_epoch.sum(),)
     (('a', 'b', 'c'), (3, 4), True)
     """
+    if not isinstance(config, SGNSConfig):
+        raise ValueError(f"config must be an SGNSConfig, got {type(config).__name__}")
     cfg = config
-    for name in ("d", "window", "negatives", "epochs", "batch_size"):
-        value = getattr(cfg, name)
-        if not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"config.{name} must be a positive integer, got {value!r}")
-    if not (cfg.lr > 0 and np.isfinite(cfg.lr)):
-        raise ValueError(f"config.lr must be a finite number > 0, got {cfg.lr!r}")
     documents = list(documents)
     vocab = build_vocabulary(documents, cfg.min_count)
     rng = np.random.default_rng(cfg.seed)
