@@ -608,14 +608,14 @@ case("word2vec.sgns_loss_and_grads", "empty batch", "centers",
      lambda: word2vec.sgns_loss_and_grads(_W, _W, np.zeros(0, int), np.zeros(0, int), np.zeros((0, 1), int)))
 case("word2vec.sgns_loss_and_grads", "NaN W_in", "W_in", lambda: word2vec.sgns_loss_and_grads(_W * NAN, _W, [0], [1], [[2]]))
 case("word2vec.sgns_loss_and_grads", "negatives (B,)", "negatives", lambda: word2vec.sgns_loss_and_grads(_W, _W, [0], [1], [2]))
-case("word2vec.SGNSConfig", "d 0", "d", lambda: word2vec.SGNSConfig(d=0))
+case("word2vec.SGNSConfig", "dim 0", "dim", lambda: word2vec.SGNSConfig(dim=0))
 case("word2vec.SGNSConfig", "lr NaN", "lr", lambda: word2vec.SGNSConfig(lr=NAN))
 case("word2vec.SGNSConfig", "subsample 0", "subsample", lambda: word2vec.SGNSConfig(subsample=0.0))
 case("word2vec.SGNSConfig", "min_count 0", "min_count", lambda: word2vec.SGNSConfig(min_count=0))
 case("word2vec.SGNSConfig", "window 2.5", "window", lambda: word2vec.SGNSConfig(window=2.5))
 case("word2vec.SGNSConfig", "negative seed", "seed", lambda: word2vec.SGNSConfig(seed=-1))
 case("word2vec.train_sgns", "empty corpus", "documents", lambda: word2vec.train_sgns([]))
-case("word2vec.train_sgns", "config a dict", "config", lambda: word2vec.train_sgns([["a", "b"]], {"d": 4}))
+case("word2vec.train_sgns", "config a dict", "config", lambda: word2vec.train_sgns([["a", "b"]], {"dim": 4}))
 
 
 # --- the tests ---------------------------------------------------------------------------------
@@ -635,6 +635,14 @@ def test_every_public_callable_has_a_bad_input_case():
         elif NO_INPUT[name] == "takes no arguments":
             params = [p for p in inspect.signature(obj).parameters.values() if p.name != "self"]
             assert not params, f"{name} takes {params}: it needs bad-input cases"
+
+
+def test_every_validating_callable_documents_its_errors():
+    """A callable with bad-input cases says what it raises (a "Raises" section, or a sentence)."""
+    found = public_callables()
+    undocumented = sorted(name for name in {t for t, *_ in CASES}
+                          if "raise" not in (inspect.getdoc(found[name]) or "").lower())
+    assert not undocumented, f"no Raises section: {undocumented}"
 
 
 @contextlib.contextmanager

@@ -157,7 +157,7 @@ def topic_corpus(seed, n_docs=160, length=20):
 
 def test_training_is_seeded_and_learns_which_words_share_contexts():
     docs = topic_corpus(0)
-    cfg = SGNSConfig(d=8, window=3, negatives=3, min_count=1, epochs=3, batch_size=64, subsample=1.0, seed=3)
+    cfg = SGNSConfig(dim=8, window=3, negatives=3, min_count=1, epochs=3, batch_size=64, subsample=1.0, seed=3)
     res = train_sgns(docs, cfg)
     again = train_sgns(docs, cfg)
     assert np.array_equal(res.W_in, again.W_in) and np.array_equal(res.losses, again.losses)

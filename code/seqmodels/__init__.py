@@ -47,9 +47,10 @@ Sizes. ``T`` positions (time steps) of a sequence, ``batch`` sequences side by s
 width of an input vector, ``d_hidden`` of a recurrent state (per direction), ``d_model`` of the
 vectors an attention stack reads and writes (``d_k``, ``d_v`` of its queries/keys and values),
 ``vocab`` words or tokens (an integer argument counting them is ``vocab_size``, because ``vocab``
-also names a word list), ``n_classes`` labels. ``d`` is a word vector's width, and the one width of
-experiments that tie ``d_in = d_hidden = d_model = d``. Cost formulas (:mod:`seqmodels.complexity`,
-``decode_flops``) count ``n`` tokens, as Vaswani et al. (2017, Table 1) do; ``n`` is ``T`` there.
+also names a word list), ``n_classes`` labels. ``d`` is a word vector's width (``SGNSConfig.dim``,
+the chapter's name), and the one width of experiments that tie ``d_in = d_hidden = d_model = d``.
+Cost formulas (:mod:`seqmodels.complexity`, ``decode_flops``) count ``n`` tokens, as Vaswani et al.
+(2017, Table 1) do; ``n`` is ``T`` there.
 
 Axis order. Recurrent models (``rnn``, ``lstm``, ``birnn``, ``train``, ``delay``) are time-major:
 ``xs`` is ``(T, d_in)`` or ``(T, batch, d_in)`` and states ``hs`` are ``(T, [batch,] d_hidden)``,

@@ -47,6 +47,12 @@ from .numeric import softmax
 def causal_mask(T: int) -> np.ndarray:
     """Boolean ``(T, T)`` matrix, True where position ``i`` may read position ``j`` (``j <= i``).
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``T``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> causal_mask(3).astype(int)
     array([[1, 0, 0],
            [1, 1, 0],
@@ -106,6 +112,12 @@ def self_attention(X, W_q, W_k, W_v, causal: bool = False):
     out : ndarray of shape (T, d_v) or (batch, T, d_v)
     weights : ndarray of shape (T, T) or (batch, T, T); every row sums to 1
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``X``, ``W_q``, ``W_k``, ``causal``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     >>> out, A = self_attention(X, np.eye(2), np.eye(2), np.eye(2), causal=True)
     >>> A.round(3)
@@ -136,6 +148,12 @@ def self_attention_backward(X, W_q, W_k, W_v, dout, causal: bool = False) -> dic
     Returns
     -------
     dict with keys ``"X", "W_q", "W_k", "W_v"``, each shaped like that argument.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``dout``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> rng = np.random.default_rng(0)
     >>> X, W = rng.normal(size=(4, 3)), rng.normal(size=(3, 3))
@@ -181,6 +199,12 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads: int, causal: bool = Fal
     out : ndarray of shape (T, d_out) or (batch, T, d_out)
     weights : ndarray of shape (n_heads, T, T) or (batch, n_heads, T, T)
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``n_heads``, ``W_o``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> rng = np.random.default_rng(0)
     >>> X, W = rng.normal(size=(5, 4)), rng.normal(size=(4, 4))
     >>> out, A = multi_head_attention(X, W, W, W, np.eye(4), n_heads=2)
@@ -211,6 +235,12 @@ def sinusoidal_positions(T: int, d_model: int) -> np.ndarray:
 
     ``P[t, 2i] = sin(t / 10000^(2i / d_model))``, ``P[t, 2i + 1] = cos(t / 10000^(2i / d_model))``.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``d_model``, ``T``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> sinusoidal_positions(2, 4).round(4)
     array([[0.    , 1.    , 0.    , 1.    ],
            [0.8415, 0.5403, 0.01  , 1.    ]])
@@ -228,6 +258,12 @@ def sinusoidal_positions(T: int, d_model: int) -> np.ndarray:
 
 def init_attention(d_model: int, d_k: int, d_v: int, rng: np.random.Generator):
     """Random ``(W_q, W_k, W_v)`` with entries ``N(0, 1 / d_model)``, so ``X @ W`` keeps the scale of ``X``.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``d_k``, ``d_model``, ``rng``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> W_q, W_k, W_v = init_attention(8, 4, 8, np.random.default_rng(0))
     >>> W_q.shape, W_k.shape, W_v.shape
@@ -280,6 +316,12 @@ def attention_stack(X, layers, causal: bool = True, residual: bool = True) -> np
     -------
     out : ndarray shaped like ``X``, the last layer's output at every position.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``layers``, ``X``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> rng = np.random.default_rng(0)
     >>> layers = [init_attention(4, 4, 4, rng) for _ in range(2)]
     >>> attention_stack(rng.normal(size=(3, 4)), layers).shape
@@ -316,6 +358,12 @@ def attention_stack_backward(X, layers, dout, causal: bool = True, residual: boo
     Returns
     -------
     dX : ndarray shaped like ``X``
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``dout``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> rng = np.random.default_rng(0)
     >>> layers = [init_attention(4, 4, 4, rng) for _ in range(3)]
@@ -479,6 +527,12 @@ def decode(X, layers, cache: bool = True) -> np.ndarray:
     -------
     out : ndarray of shape (T, d_model)
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``X``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> rng = np.random.default_rng(0)
     >>> layers = [init_attention(4, 4, 4, rng) for _ in range(2)]
     >>> X = rng.normal(size=(6, 4))
@@ -593,6 +647,12 @@ def decode_flops(n: int, d_model: int, d_k: int | None = None, n_layers: int = 1
     Returns
     -------
     flops : ndarray of shape (n,), ``flops[t - 1]`` for step ``t``
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``n``, ``d_model``, ``n_layers``, ``d_k``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> decode_flops(3, 2, cache=True)
     array([32., 40., 48.])

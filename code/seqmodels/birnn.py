@@ -92,6 +92,12 @@ def bilstm_forward(xs, fwd, bwd) -> np.ndarray:
     The last row's forward half has read the whole sentence, and so has the first row's backward
     half; the backward half of the last row has read only the last input:
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``fwd``, ``bwd``, ``xs``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import numpy as np
     >>> from seqmodels.lstm import init_lstm, lstm_forward
     >>> rng = np.random.default_rng(0)
@@ -122,7 +128,14 @@ def bilstm_forward(xs, fwd, bwd) -> np.ndarray:
 
 @dataclass(frozen=True)
 class BiLMConfig:
-    """Size and training budget of a :func:`train_bilm` run."""
+    """Size and training budget of a :func:`train_bilm` run.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``d_hidden``, ``d_embed``, ``lr``, ``epochs``, ``clip``, ``seed``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+    """
 
     d_embed: int = 32  #: static vector size; equal to d_hidden so ELMo's layer 0, [x, x], has 2 * d_hidden
     d_hidden: int = 32  #: state size of each direction, so a contextual vector has 2 * d_hidden
@@ -166,6 +179,12 @@ def n_layers_of(params: Params) -> int:
 def init_bilm(vocab_size: int, config: BiLMConfig, rng: np.random.Generator) -> Params:
     """Random biLM weights: ``E`` entries ``N(0, 1)``, LSTMs from :func:`seqmodels.lstm.init_lstm`
     (forget bias 1), ``W_out`` entries ``N(0, 1 / d_hidden)``, ``b_out = 0``.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``vocab_size``, ``config``, ``rng``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> p = init_bilm(10, BiLMConfig(d_embed=3, d_hidden=4, n_layers=2), np.random.default_rng(0))
     >>> {k: v.shape for k, v in p.items()}  # doctest: +NORMALIZE_WHITESPACE
@@ -251,6 +270,14 @@ def bilm_states(params: Params, ids) -> list[np.ndarray]:
     params : dict from :func:`init_bilm` or :func:`train_bilm`
     ids : integer ndarray of shape (T,) or (T, batch), T >= 2
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``ids``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+    KeyError
+        an unknown or missing key in ``params``.
+
     >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
     >>> layers = bilm_states(p, np.array([0, 3, 2, 1]))
     >>> len(layers), layers[0].shape
@@ -267,7 +294,14 @@ def bilm_states(params: Params, ids) -> list[np.ndarray]:
 
 def bilm_loss(params: Params, ids) -> float:
     """The biLM's loss on ``ids`` (see the module docstring); :func:`bilm_loss_and_grads` without
-    the gradients."""
+    the gradients.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``ids``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+    """
     return bilm_loss_and_grads(params, ids, grads=False)[0]
 
 
@@ -294,6 +328,12 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
     -------
     loss : float, the mean of the two directions' mean cross-entropies (nats per token)
     grads : dict with the keys of ``params``
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``ids``, ``params``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
     >>> loss, g = bilm_loss_and_grads(p, np.array([[0, 0], [3, 4], [2, 5], [1, 1]]))
@@ -347,6 +387,12 @@ def length_batches(sequences, batch: int, rng: np.random.Generator) -> list[np.n
     Sentences are shuffled within each length and the batches are shuffled among themselves, so
     every epoch sees the data in a new order without padding any sentence.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``batch``, ``rng``, ``sequences``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> seqs = [np.array([0, 5, 1]), np.array([0, 4, 1]), np.array([0, 3, 2, 1])]
     >>> sorted(b.shape for b in length_batches(seqs, 8, np.random.default_rng(0)))
     [(3, 2), (4, 1)]
@@ -371,6 +417,12 @@ def train_bilm(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig()) ->
     """Train a biLM on ``sequences`` (1-D integer id arrays, each ``<s> ... </s>``) with Adam and
     gradient clipping (:mod:`seqmodels.train`), one epoch after another over length batches
     (:func:`length_batches`). Seeded by ``config.seed``: two runs give the same weights.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``sequences``, ``vocab_size``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> seqs = [np.array([0, 2, 3, 1]), np.array([0, 3, 3, 2, 1])] * 4
     >>> run = train_bilm(seqs, 4, BiLMConfig(d_embed=4, d_hidden=4, epochs=40, batch=8))
@@ -418,6 +470,12 @@ class TokenVectors:
     static : ndarray of shape (N, d_embed), the embedding row: the same for every occurrence
     forward : ndarray of shape (n_layers, N, d_hidden), forward states (left context and the token)
     backward : ndarray of shape (n_layers, N, d_hidden), backward states (right context and the token)
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``backward``, ``static``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
     """
 
     static: np.ndarray
@@ -440,7 +498,14 @@ class TokenVectors:
     def layers(self) -> np.ndarray:
         """ELMo's stack of representations, shape (n_layers + 1, N, 2 * d_hidden): layer 0 is the
         static vector repeated for both directions, ``[x, x]`` (needs ``d_embed == d_hidden``),
-        layers 1.. are :attr:`concat`."""
+        layers 1.. are :attr:`concat`.
+
+        Raises
+        ------
+        ValueError
+            a bad argument, for example ``d_embed``: wrong type, shape or size, NaN or inf,
+            or out of range; the message names the argument.
+        """
         if self.static.shape[1] != self.forward.shape[2]:
             raise ValueError("layer 0 is [x, x], so d_embed must equal d_hidden, got "
                              f"d_embed={self.static.shape[1]}, d_hidden={self.forward.shape[2]}")
@@ -452,6 +517,12 @@ def token_vectors(params: Params, sequences, positions) -> TokenVectors:
 
     Sentences of equal length run as one batch. ``positions`` index the id arrays, which start with
     ``<s>``: the word ``words[k]`` of a sentence sits at position ``k + 1``.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``positions``, ``sequences``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
     >>> tv = token_vectors(p, [np.array([0, 3, 2, 1]), np.array([0, 4, 2, 5, 1])], [2, 2])
@@ -500,6 +571,12 @@ def elmo_mix(layers, w, gamma: float = 1.0) -> np.ndarray:
     layers : ndarray of shape (L + 1, ..., D), e.g. :meth:`TokenVectors.layers`
     w : ndarray of shape (L + 1,), unnormalised layer weights
     gamma : float, overall scale
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``w``, ``gamma``, ``layers``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> layers = np.array([[[1.0, 0.0]], [[0.0, 1.0]]])  # 2 layers, 1 token, D = 2
     >>> elmo_mix(layers, np.zeros(2))  # equal weights: the average

@@ -90,6 +90,12 @@ def strip_wiki_markup(text: str) -> str:
     """Plain text from MediaWiki markup: drop templates, tables, references, files, categories and
     tags; keep the visible text of links.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``text``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> strip_wiki_markup("The '''[[river|River]] bank'''{{citation needed}}<ref>x</ref> is [[File:a.jpg|thumb|b]]wide.")
     "The '''River bank''' is wide."
     """
@@ -108,6 +114,12 @@ def strip_wiki_markup(text: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Lower-case runs of the letters a-z; digits and punctuation separate tokens.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``text``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> tokenize("The river's bank, in 1990: not the Bank!")
     ['the', 'river', 's', 'bank', 'in', 'not', 'the', 'bank']

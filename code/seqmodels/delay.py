@@ -28,7 +28,14 @@ from .train import Recurrence, TrainConfig, Trained, accuracy, lstm_cell, rnn_ce
 
 @dataclass(frozen=True)
 class DelayTask:
-    """The task's vocabulary; ``d_in`` is the one-hot width."""
+    """The task's vocabulary; ``d_in`` is the one-hot width.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``n_symbols``, ``n_distractors``, ``p_new_key``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+    """
 
     n_symbols: int = 4  #: keys to remember: chance accuracy is 1 / n_symbols
     n_distractors: int = 4  #: distinct filler tokens between the key and the recall token

@@ -61,6 +61,12 @@ class Adam:
         v = beta2 * v + (1 - beta2) * g**2        # second moment
         p -= lr * (m / (1 - beta1**t)) / (sqrt(v / (1 - beta2**t)) + eps)
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``lr``, ``beta1``, ``beta2``, ``eps``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> p, opt = {"w": np.array([1.0, -1.0])}, Adam(lr=0.1)
     >>> opt.step(p, {"w": np.array([0.5, -2.0])})
     >>> p["w"]  # the first step moves every entry by lr, against the sign of its gradient

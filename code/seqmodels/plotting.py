@@ -46,6 +46,12 @@ BOOK_RC = {
 def use_book_style(figure_format: str = "svg") -> None:
     """Apply :data:`BOOK_RC` and, inside Jupyter, emit figures as ``figure_format``.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``figure_format``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import matplotlib as mpl
     >>> use_book_style()
     >>> mpl.rcParams["svg.hashsalt"]

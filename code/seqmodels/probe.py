@@ -65,6 +65,12 @@ def nearest_centroid_accuracy(X_train, y_train, X_test, y_test) -> float:
     X_train : ndarray of shape (n_train, d); y_train : integer ndarray of shape (n_train,)
     X_test : ndarray of shape (n_test, d); y_test : integer ndarray of shape (n_test,)
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``X_test``, ``y_train``, ``y_test``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> X = np.array([[0.0, 0.0], [0.0, 2.0], [4.0, 0.0], [4.0, 2.0]])
     >>> nearest_centroid_accuracy(X, np.array([0, 0, 1, 1]), np.array([[1.0, 5.0], [3.0, -5.0]]),
     ...                           np.array([0, 1]))
@@ -83,6 +89,12 @@ def linear_probe_accuracy(X_train, y_train, X_test, y_test, steps: int = 300, lr
     Features are standardised with the training mean and standard deviation (a constant feature
     stays 0). The weights start at zero and take ``steps`` full-batch Adam steps on
     ``mean cross-entropy + weight_decay / 2 * ||W_p||^2``, so the result is deterministic.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``steps``, ``lr``, ``weight_decay``, ``X_train``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 5))
@@ -128,6 +140,12 @@ def linear_probe(train_states, train_labels, test_states, test_labels, n_classes
     Returns
     -------
     accuracy : ndarray of shape (P,)
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``ridge``, ``n_classes``, ``train_labels``, ``test_labels``, ``train_states``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> rng = np.random.default_rng(0)
     >>> labels = rng.integers(0, 3, size=(200, 1))
@@ -275,6 +293,12 @@ def state_probe(models=("RNN", "LSTM"), sizes=(8, 16, 32, 64), T: int = 30, voca
 def positions_recovered(accuracy, vocab_size: int) -> float:
     """``sum_k (acc_k - 1/vocab_size) / (1 - 1/vocab_size)``: how many positions' worth of tokens a read-out
     recovers, counting a perfectly read position as 1 and a position at chance as 0.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``vocab_size``, ``accuracy``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> positions_recovered([1.0, 1.0, 0.25, 0.25], vocab_size=4)
     2.0

@@ -23,6 +23,12 @@ class PCA:
     mean : ndarray of shape (d,)
     components : ndarray of shape (k, d), orthonormal rows
     explained : ndarray of shape (k,), fraction of the variance each component explains
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``components``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
     """
 
     mean: np.ndarray
@@ -37,7 +43,14 @@ class PCA:
         check_shape("explained", as_float_array("explained", self.explained, ndims=(1,)), components.shape[:1], "(k,)")
 
     def transform(self, Y) -> np.ndarray:
-        """Project rows of ``Y`` (shape ``(n, d)``) to shape ``(n, k)``."""
+        """Project rows of ``Y`` (shape ``(n, d)``) to shape ``(n, k)``.
+
+        Raises
+        ------
+        ValueError
+            a bad argument, for example ``Y``: wrong type, shape or size, NaN or inf,
+            or out of range; the message names the argument.
+        """
         Y = as_float_array("Y", Y, ndims=(2,))
         if Y.shape[1] != self.mean.shape[0]:
             raise ValueError(f"Y must have {self.mean.shape[0]} columns, got shape {Y.shape}")
@@ -46,6 +59,12 @@ class PCA:
 
 def pca(X, k: int = 2) -> PCA:
     """Fit a ``k``-component PCA to the rows of ``X`` (shape ``(n, d)``, ``n >= 2``).
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``X``, ``k``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> import numpy as np
     >>> X = np.array([[0.0, 0.0], [2.0, 1.0], [4.0, 2.0]])

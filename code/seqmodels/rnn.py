@@ -56,6 +56,12 @@ def rnn_step(x_t, h_prev, W_h, W_x, b) -> np.ndarray:
     -------
     h_t : ndarray shaped like ``h_prev``, every entry in (-1, 1)
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``x_t``, ``h_prev``, ``W_h``, ``b``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import numpy as np
     >>> W_h, W_x, b = 0.5 * np.eye(2), np.array([[1.0], [-1.0]]), np.zeros(2)
     >>> rnn_step(np.array([1.0]), np.zeros(2), W_h, W_x, b).round(4)
@@ -104,6 +110,12 @@ def rnn_forward(xs, h0, W_h, W_x, b) -> np.ndarray:
     hs : ndarray of shape (T, d_hidden) or (T, batch, d_hidden); ``hs[t]`` is the state after
         reading ``xs[t]``, so ``hs[-1]`` is the final state.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``xs``, ``W_x``, ``h0``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> W_h, W_x, b = 0.1 * rng.normal(size=(4, 4)), rng.normal(size=(4, 3)), np.zeros(4)
@@ -134,6 +146,12 @@ def rnn_backward(xs, h0, W_h, W_x, b, dhs) -> dict[str, np.ndarray]:
     Returns
     -------
     dict with keys ``"W_h", "W_x", "b", "h0", "xs"``, each shaped like that argument.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``dhs``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(1)
@@ -176,6 +194,12 @@ def state_jacobian_norms(xs, h0, W_h, W_x, b) -> np.ndarray:
     -------
     norms : ndarray of shape (T,); ``norms[k - 1]`` is the largest factor by which a change of
         ``h_{T-k}`` can be amplified by the time it reaches ``h_T``.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``xs``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> import numpy as np
     >>> W_h = 0.5 * np.eye(2)

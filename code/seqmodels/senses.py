@@ -60,6 +60,12 @@ class Sentence:
     words : tuple of str, the sentence without boundary tokens
     sense : ``"money"``, ``"river"``, or ``None`` for an ambiguous sentence (cue ``"none"``)
     cue : where the sense phrase sits relative to "bank": ``"before"``, ``"after"``, ``"both"``, ``"none"``
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``cue``, ``sense``, ``words``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
     """
 
     words: tuple[str, ...]
@@ -122,6 +128,12 @@ def make_corpus(seed: int = 0, held_out: int = 4) -> Corpus:
     Corpus whose ``test`` holds ``2 cue sides x 8 neutral phrases x 2 senses x held_out``
     sentences, and whose ``train`` holds every other sentence.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``held_out``, ``seed``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> corpus = make_corpus(seed=0)
     >>> len(corpus.train), len(corpus.test)
     (320, 128)
@@ -158,6 +170,12 @@ def make_corpus(seed: int = 0, held_out: int = 4) -> Corpus:
 
 def vocabulary(sentences) -> tuple[str, ...]:
     """The boundary tokens, then every word of ``sentences`` in sorted order.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``sentences``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> vocabulary([Sentence(("the", "bank", "was", "empty"), None, "none")])
     ('<s>', '</s>', 'bank', 'empty', 'the', 'was')

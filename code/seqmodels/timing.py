@@ -51,6 +51,12 @@ def best_time(fn, repeat: int = 5) -> float:
     (``threadpoolctl``), so a busy machine slows the measurement less and every size is timed under
     the same conditions.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``fn``, ``repeat``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> best_time(lambda: sum(range(1000)), repeat=3) > 0
     True
     """

@@ -40,6 +40,12 @@ class Recurrence:
     backward : ``backward(params, xs, dhs, cache) -> grads``: the gradients of ``sum(hs * dhs)``
         for every key of ``params`` and for ``"xs"``; ``cache`` from ``forward`` on the same
         ``params`` and ``xs``, or ``None`` to recompute the forward pass
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``init``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
     """
 
     name: str
@@ -153,6 +159,12 @@ def classifier_head(h, W_out, b_out, labels) -> tuple[float, Params]:
     loss : float, the mean cross-entropy (:func:`softmax_cross_entropy`)
     grads : dict with ``"W_out" = dlogits^T h``, ``"b_out" = sum_n dlogits``, ``"h" = dlogits W_out``
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``W_out``, ``b_out``, ``labels``, ``h``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> h = np.array([[1.0, 0.0], [0.0, 1.0]])
     >>> loss, g = classifier_head(h, np.eye(2), np.zeros(2), np.array([0, 1]))
     >>> round(loss, 4), g["h"].round(4)
@@ -173,6 +185,14 @@ def predict(cell: Recurrence, params: Params, xs) -> np.ndarray:
 
     ``params`` holds the recurrence's weights and ``"W_out"``, ``"b_out"``; ``xs`` has shape
     (T, batch, d_in).
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``xs``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+    KeyError
+        an unknown or missing key in ``params``.
     """
     _check_cell(cell)
     _check_head(params)
@@ -185,6 +205,12 @@ def loss_and_grads(cell: Recurrence, params: Params, xs, labels) -> tuple[float,
 
     The head gives ``dL/dh_T``; it enters BPTT as ``dhs`` that is zero except at the last step.
     The returned dict also holds ``"xs"``, the gradient with respect to every input.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``labels``, ``xs``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
     """
     _check_cell(cell)
     _check_head(params)
@@ -200,7 +226,14 @@ def loss_and_grads(cell: Recurrence, params: Params, xs, labels) -> tuple[float,
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """How :func:`train_classifier` trains; the same config serves every cell, so budgets match."""
+    """How :func:`train_classifier` trains; the same config serves every cell, so budgets match.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``lr``, ``d_hidden``, ``steps``, ``batch``, ``clip``, ``stop_loss``, ``seed``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+    """
 
     d_hidden: int = 16  #: state size; small enough that a step costs well under a millisecond
     steps: int = 300  #: parameter updates, each on a fresh batch
@@ -347,6 +380,12 @@ def input_sensitivity(cell: Recurrence, params: Params, xs) -> np.ndarray:
     Returns
     -------
     ndarray of shape (T,); entry ``t`` belongs to distance ``T - 1 - t`` from the final step.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``xs``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> rng = np.random.default_rng(0)
     >>> params = RNN.init(2, 3, rng)

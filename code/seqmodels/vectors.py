@@ -23,6 +23,12 @@ from ._checks import as_float_array, as_ids, check_shape, positive_int
 def one_hot(indices, vocab_size: int) -> np.ndarray:
     """One row ``e_i`` per index: shape ``(n, vocab_size)`` for ``n`` indices.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``indices``, ``vocab_size``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> one_hot([2, 0], vocab_size=4)
     array([[0., 0., 1., 0.],
            [1., 0., 0., 0.]])
@@ -205,6 +211,14 @@ def nearest(emb: WordVectors, word_or_vector, k: int = 10, restrict_vocab: int |
     A query word is left out of its own neighbours. ``restrict_vocab=N`` searches only the
     first ``N`` words (the ``N`` most frequent, for GloVe). Returns ``[(word, cosine), ...]``.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``k``, ``restrict_vocab``, ``word_or_vector``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+    KeyError
+        an unknown or missing key in ``word_or_vector``.
+
     >>> import numpy as np
     >>> emb = WordVectors(["cat", "kitten", "car"], np.array([[1.0, 0.1], [0.9, 0.2], [0.0, 1.0]]))
     >>> [(w, round(c, 3)) for w, c in nearest(emb, "cat", k=2)]
@@ -249,6 +263,14 @@ def analogy(emb: WordVectors, a: str, b: str, c: str, k: int = 1, restrict_vocab
     Every vector is unit-normalised first and ``a``, ``b``, ``c`` themselves are excluded (the
     3CosAdd rule of Mikolov et al. 2013). Returns ``[(word, cosine), ...]``, best first.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``k``, ``restrict_vocab``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+    KeyError
+        an unknown or missing key in ``a``.
+
     >>> import numpy as np
     >>> emb = WordVectors(["man", "woman", "king", "queen", "apple"],
     ...                   np.array([[1.0, 0, 0], [1, 1, 0], [1, 0, 1], [1, 1, 1], [0, 0.2, 0.1]]))
@@ -263,7 +285,13 @@ def analogy(emb: WordVectors, a: str, b: str, c: str, k: int = 1, restrict_vocab
 
 def analogy_rank(emb: WordVectors, a: str, b: str, c: str, d: str, restrict_vocab: int | None = None):
     """Where the expected answer ``d`` lands in :func:`analogy`'s ranking: ``(rank, cosine)``,
-    rank 1 being the top (ties count against ``d``)."""
+    rank 1 being the top (ties count against ``d``).
+
+    Raises
+    ------
+    KeyError
+        an unknown or missing key in ``d``.
+    """
     target = analogy_target(emb, a, b, c)
     cand = _candidates(emb, restrict_vocab)
     j = emb.index(d, "d")
@@ -280,7 +308,14 @@ def analogy_rank(emb: WordVectors, a: str, b: str, c: str, d: str, restrict_voca
 @dataclass(frozen=True)
 class AnalogyScore:
     """Result of :func:`analogy_accuracy`: ``correct`` of ``answered`` questions right, and
-    ``skipped`` questions left out because a word was missing from the searched vocabulary."""
+    ``skipped`` questions left out because a word was missing from the searched vocabulary.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``correct``, ``skipped``, ``answered``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+    """
 
     correct: int
     answered: int
@@ -307,6 +342,12 @@ def analogy_accuracy(emb: WordVectors, questions: Sequence[tuple[str, str, str, 
 
     Questions with a word outside the searched vocabulary are skipped (and counted), as the
     GloVe and word2vec evaluation scripts do. Vectorised over ``batch_size`` questions at a time.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``questions``, ``batch_size``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> import numpy as np
     >>> emb = WordVectors(["man", "woman", "king", "queen"],

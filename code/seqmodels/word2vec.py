@@ -44,6 +44,12 @@ class Vocabulary:
     ----------
     words : tuple of str, length V
     counts : ndarray of shape (V,), how often each word occurs in the corpus
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``counts``, ``words``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
     """
 
     words: tuple[str, ...]
@@ -75,7 +81,13 @@ class Vocabulary:
         return word in self._ids
 
     def index(self, word: str) -> int:
-        """Row of ``word``; ``KeyError`` naming it when it is not in the vocabulary."""
+        """Row of ``word``; ``KeyError`` naming it when it is not in the vocabulary.
+
+        Raises
+        ------
+        KeyError
+            an unknown or missing key in ``word``.
+        """
         try:
             return self._ids[word]
         except KeyError:
@@ -98,6 +110,12 @@ class Vocabulary:
 
 def build_vocabulary(documents: Iterable[Sequence[str]], min_count: int = 5) -> Vocabulary:
     """Count the tokens of ``documents`` and keep the words seen at least ``min_count`` times.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``min_count``, ``documents``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> vocab = build_vocabulary([["the", "cat", "sat"], ["the", "cat"], ["a"]], min_count=2)
     >>> vocab.words, vocab.counts
@@ -127,6 +145,12 @@ def keep_probabilities(counts, threshold: float = 1e-3) -> np.ndarray:
     ``min(1, sqrt(threshold / f))``: Mikolov et al. (2013b) discard it with probability
     ``1 - sqrt(t / f)``. Words rarer than ``threshold`` are always kept.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``counts``, ``threshold``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> keep_probabilities([900, 90, 10], threshold=0.01).round(3)
     array([0.105, 0.333, 1.   ])
     """
@@ -143,6 +167,12 @@ def negative_table(counts, power: float = 0.75, size: int = 1_000_000) -> np.nda
     """A table of word indices in which word ``w`` fills a share ``count_w**power / sum`` of the
     entries, as in the word2vec tool: a uniform draw from the table is a draw from the smoothed
     unigram distribution. Shape ``(size,)``.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``counts``, ``power``, ``size``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> negative_table([16, 1], power=0.75, size=9)
     array([0, 0, 0, 0, 0, 0, 0, 0, 1])
@@ -165,6 +195,12 @@ def skipgram_pairs(documents: Sequence[np.ndarray], window: int, rng: np.random.
     word at distance ``1..b_i`` on either side inside its own document (so near neighbours are
     used more often than far ones). Returns ``(centers, contexts)``, two index arrays of shape
     ``(n_pairs,)``.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``window``, ``documents``, ``rng``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> c, o = skipgram_pairs([np.array([7, 8, 9])], window=1, rng=np.random.default_rng(0))
     >>> sorted(zip(c.tolist(), o.tolist()))
@@ -260,6 +296,12 @@ def sgns_loss_and_grads(W_in, W_out, centers, contexts, negatives):
 
     With all vectors zero every score is 0, so each pair costs ``(K + 1) log 2``:
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``centers``, ``contexts``, ``W_out``, ``W_in``, ``negatives``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import numpy as np
     >>> W = np.zeros((4, 3))
     >>> loss, dW_in, dW_out = sgns_loss_and_grads(W, W, [0, 1], [1, 2], [[3, 3], [0, 3]])
@@ -283,7 +325,7 @@ def sgns_loss_and_grads(W_in, W_out, centers, contexts, negatives):
 class SGNSConfig:
     """Settings of :func:`train_sgns`; the defaults are the word2vec tool's unless noted.
 
-    d: 50, the width of a word vector; small enough to train in seconds (the tool's default is 100).
+    dim: 50, the width ``d`` of a word vector (the word2vec tool's ``-size``); small enough to train in seconds (the tool's default is 100).
     window: 3, the largest distance of a context word (the tool: 5; a narrower window costs
         fewer pairs and favours similar words over merely related ones).
     negatives: 5 negative words per pair.
@@ -294,9 +336,15 @@ class SGNSConfig:
     lr: 0.05 per pair (the tool: 0.025 for skip-gram; the larger step makes up for fewer
         passes), decaying linearly to ``lr * 1e-4`` over training.
     seed: everything random (initial vectors, subsampling, windows, order, negatives) derives from it.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``d``, ``lr``, ``subsample``, ``min_count``, ``window``, ``seed``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
     """
 
-    d: int = 50
+    dim: int = 50
     window: int = 3
     negatives: int = 5
     min_count: int = 5
@@ -309,7 +357,7 @@ class SGNSConfig:
     def __post_init__(self):
         """Raises ``ValueError`` for a size that is not an integer >= 1, ``subsample`` or ``lr`` not
         a finite number > 0, or a negative seed."""
-        for name in ("d", "window", "negatives", "min_count", "epochs", "batch_size"):
+        for name in ("dim", "window", "negatives", "min_count", "epochs", "batch_size"):
             positive_int(name, getattr(self, name))
         finite_float("subsample", self.subsample, low=0, low_open=True)
         finite_float("lr", self.lr, low=0, low_open=True)
@@ -347,8 +395,14 @@ def train_sgns(documents: Sequence[Sequence[str]], config: SGNSConfig = SGNSConf
     gradient (:func:`sgns_loss_and_grads` times ``B``), as the word2vec tool does pair by pair.
     ``W_in`` starts uniform in ``[-0.5/d, 0.5/d)`` and ``W_out`` at zero, as in the tool.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``documents``, ``config``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> docs = [["a", "b", "a", "b", "c"]] * 20
-    >>> res = train_sgns(docs, SGNSConfig(d=4, min_count=1, epochs=2, batch_size=8, seed=1))
+    >>> res = train_sgns(docs, SGNSConfig(dim=4, min_count=1, epochs=2, batch_size=8, seed=1))
     >>> res.vocab.words, res.W_in.shape, res.losses.shape == (res.steps_per_epoch.sum(),)
     (('a', 'b', 'c'), (3, 4), True)
     """
@@ -358,7 +412,7 @@ def train_sgns(documents: Sequence[Sequence[str]], config: SGNSConfig = SGNSConf
     documents = list(documents)
     vocab = build_vocabulary(documents, cfg.min_count)
     rng = np.random.default_rng(cfg.seed)
-    V, d = len(vocab), cfg.d
+    V, d = len(vocab), cfg.dim
     W_in = ((rng.random((V, d)) - 0.5) / d).astype(np.float32)  # float32, as in the tool
     W_out = np.zeros((V, d), dtype=np.float32)
     W_in_initial = W_in.copy()
