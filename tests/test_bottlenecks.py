@@ -1,4 +1,4 @@
-"""seqmodels.bottlenecks: graphs, counts, probes and experiments (deterministic parts), bad input."""
+"""seqmodels.complexity, timing, gradient_paths, probe (state probe) and comparison: graphs, counts, probes and experiments (deterministic parts), bad input."""
 
 from __future__ import annotations
 
@@ -8,11 +8,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from seqmodels.bottlenecks import (MODELS, TIMING_PAGES, best_time, comparison_table, critical_path,
-                                   dependency_graph, depth_experiment, final_states, gradient_by_distance,
-                                   kv_step_times, kv_total_times, layer_flops, linear_probe,
-                                   max_path_length, next_token_leak, positions_recovered,
-                                   sequential_timings, state_probe)
+from seqmodels.attention import init_attention, self_attention
+from seqmodels.comparison import comparison_table
+from seqmodels.complexity import MODELS, critical_path, dependency_graph, layer_flops, max_path_length
+from seqmodels.gradient_paths import depth_experiment, gradient_by_distance
+from seqmodels.lstm import init_lstm
+from seqmodels.probe import final_states, linear_probe, next_token_leak, positions_recovered, state_probe
+from seqmodels.rnn import init_rnn
+from seqmodels.timing import TIMING_PAGES, best_time, kv_step_times, kv_total_times, sequential_timings
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
 
@@ -49,15 +52,21 @@ def test_causal_graph_never_reads_the_future():
         assert all(j <= i for kind, j in g[("s", i)] if kind == "p")
 
 
-def test_flop_counts():
-    n, d = 100, 16
-    assert layer_flops("RNN", n, d) == 4 * n * d * d
-    assert layer_flops("LSTM", n, d) == 4 * layer_flops("RNN", n, d)
-    assert layer_flops("attention", n, d) == 6 * n * d * d + 4 * n * n * d
-    # Whole attention layer / RNN layer = 1.5 + n / d.
-    for n in (1, 8, 64, 512):
-        assert np.isclose(layer_flops("attention", n, d) / layer_flops("RNN", n, d), 1.5 + n / d)
-
+@pytest.mark.parametrize("n,d", [(1, 3), (7, 4), (100, 16)])
+def test_flop_counts_match_the_models_own_matrices(n, d):
+    """Two FLOPs per multiply-add, counted from the shapes of the arrays the models multiply, not
+    from the formula: a layer that read more inputs per gate, or forgot a product, would differ."""
+    rng = np.random.default_rng(0)
+    W_h, W_x, _ = init_rnn(d, d, rng, spectral_radius=0.9)
+    W, _ = init_lstm(d, d, rng)
+    W_q, W_k, W_v = init_attention(d, d, d, rng)
+    out, A = self_attention(rng.normal(size=(n, d)), W_q, W_k, W_v)
+    per_step = {"RNN": W_h.size + W_x.size, "LSTM": W.size}  # one [x_t, h_{t-1}] product per step
+    for model, weights in per_step.items():
+        assert layer_flops(model, n, d) == 2 * n * weights, model
+    projections = 2 * n * (W_q.size + W_k.size + W_v.size)
+    scores_and_sum = 2 * A.size * W_k.shape[1] + 2 * A.size * out.shape[1]  # Q K^T and A V
+    assert layer_flops("attention", n, d) == projections + scores_and_sum
 
 def test_linear_probe_reads_what_is_there_and_nothing_else():
     rng = np.random.default_rng(0)
@@ -68,8 +77,8 @@ def test_linear_probe_reads_what_is_there_and_nothing_else():
 
 
 def test_positions_recovered():
-    assert positions_recovered(np.full(10, 0.25), vocab=4) == 0.0
-    assert positions_recovered(np.ones(7), vocab=8) == 7.0
+    assert positions_recovered(np.full(10, 0.25), vocab_size=4) == 0.0
+    assert positions_recovered(np.ones(7), vocab_size=8) == 7.0
 
 
 def test_state_probe_is_deterministic_and_attention_reads_everything():
@@ -118,29 +127,43 @@ def test_comparison_table_deterministic_columns():
     assert t1["RNN"]["memory_per_token"] == 8 / 32 and t1["Transformer self-attention"]["memory_per_token"] == 16
 
 
-def test_timing_functions_return_positive_times():
-    assert best_time(lambda: None, repeat=2) >= 0
+def test_best_time_is_the_fastest_run_on_one_blas_thread(monkeypatch):
+    """A scripted clock: runs of 0.5, 0.2 and 0.9 s give 0.2; inside, BLAS has one thread."""
+    import time as time_module
+
+    from threadpoolctl import threadpool_info
+
+    clock = iter([0.0, 0.5, 1.0, 1.2, 2.0, 2.9])
+    monkeypatch.setattr(time_module, "perf_counter", lambda: next(clock))
+    threads = []
+    assert best_time(lambda: threads.append([i["num_threads"] for i in threadpool_info()
+                                             if i["user_api"] == "blas"]), repeat=3) == pytest.approx(0.2)
+    assert len(threads) == 3 and all(t == [1] * len(t) for t in threads)
+
+
+def test_timing_functions_return_one_time_per_length():
     steps = kv_step_times([1, 4], d_model=4, n_layers=2, repeat=1)
     totals = kv_total_times([2, 3], d_model=4, repeat=1)
-    seq = sequential_timings([4], d=4, repeat=1)
-    for arr in list(steps.values()) + list(totals.values()) + list(seq.values()):
-        assert np.all(arr > 0)
+    seq = sequential_timings([4, 8], d=4, repeat=1)
+    assert sorted(steps) == sorted(totals) == ["cache", "no_cache"]
+    assert sorted(seq) == sorted(["RNN", "LSTM", "attention", "RNN work, one product"])
+    assert all(a.shape == (2,) for a in [*steps.values(), *totals.values(), *seq.values()])
 
 
 def test_bad_input():
     with pytest.raises(KeyError, match=r"model must be one of"):
         layer_flops("GRU", 4, 4)
-    with pytest.raises(ValueError, match=r"n and d must be >= 1, got n=0, d=4"):
+    with pytest.raises(ValueError, match=r"n\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"):
         layer_flops("RNN", 0, 4)
     with pytest.raises(KeyError, match=r"model must be one of"):
         dependency_graph("CNN", 4)
-    with pytest.raises(ValueError, match=r"n must be >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"n\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"):
         dependency_graph("RNN", 0)
-    with pytest.raises(ValueError, match=r"repeat must be >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"repeat\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"):
         best_time(lambda: None, repeat=0)
-    with pytest.raises(ValueError, match=r"lengths must be a non-empty list of ints >= 1"):
+    with pytest.raises(ValueError, match=r"lengths\ must\ be\ a\ non\-empty\ list\ of\ integers\ >=\ 1,\ got\ none"):
         kv_step_times([], d_model=4)
-    with pytest.raises(ValueError, match=r"ns must be a non-empty list of ints >= 1"):
+    with pytest.raises(ValueError, match=r"ns\[0\]\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"):
         kv_total_times([0], d_model=4)
     S = np.zeros((4, 2))
     y = np.zeros((4, 1), dtype=int)
@@ -148,11 +171,11 @@ def test_bad_input():
         linear_probe(np.full((4, 2), np.nan), y, S, y, 2)
     with pytest.raises(ValueError, match=r"test_states must have 2 columns like train_states, got 3"):
         linear_probe(S, y, np.zeros((4, 3)), y, 2)
-    with pytest.raises(ValueError, match=r"train_labels must be an int array of shape \(4, P\)"):
+    with pytest.raises(ValueError, match=r"train_labels\ must\ be\ an\ integer\ array\ of\ labels,\ got\ dtype\ float64"):
         linear_probe(S, np.zeros((4, 1)), S, y, 2)
-    with pytest.raises(KeyError, match=r"test_labels holds a label outside \[0, 2\)"):
+    with pytest.raises(ValueError, match=r"test_labels must hold labels in \[0, 2\)"):
         linear_probe(S, y, S, y + 5, 2)
-    with pytest.raises(KeyError, match=r"model must be one of Word2Vec, RNN, LSTM, Bi-LSTM"):
+    with pytest.raises(KeyError, match=r"model must be one of \('Word2Vec', 'RNN', 'LSTM', 'Bi-LSTM'\), got 'GRU'"):
         final_states("GRU", np.zeros((3, 2, 4)), 4)
-    with pytest.raises(ValueError, match=r"need T >= 2"):
+    with pytest.raises(ValueError, match=r"T\ must\ be\ an\ integer\ >=\ 2,\ got\ 1"):
         gradient_by_distance(T=1)

@@ -1,4 +1,4 @@
-"""seqmodels.embeddings and seqmodels.corpus: SGNS gradients against finite differences, training
+"""seqmodels.word2vec, seqmodels.vectors, seqmodels.glove and seqmodels.corpus: SGNS gradients against finite differences, training
 pieces, GloVe loading, nearest neighbours and analogies on the real vectors, properties, bad input."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from hypothesis.extra.numpy import arrays
 
 from gradcheck import numerical_gradient, relative_error
 from seqmodels.corpus import analogy_questions, strip_wiki_markup, tokenize, wikipedia_articles
-from seqmodels.embeddings import (SGNSConfig, WordVectors, analogy, analogy_accuracy, analogy_rank,
-                                  build_vocabulary, cosine_similarity, keep_probabilities, load_glove,
-                                  nearest, negative_table, one_hot, sgns_loss_and_grads, skipgram_pairs,
-                                  train_sgns)
+from seqmodels.glove import load_glove
+from seqmodels.vectors import WordVectors, analogy, analogy_accuracy, analogy_rank, cosine_similarity, nearest, one_hot
+from seqmodels.word2vec import (SGNSConfig, build_vocabulary, keep_probabilities, negative_table, sgns_loss_and_grads,
+                                skipgram_pairs, train_sgns)
 
 # ------------------------------------------------------------------------------ SGNS gradients
 
@@ -126,11 +126,11 @@ def test_bad_corpus_and_config_are_rejected():
         build_vocabulary([["a", "a", "b"]], min_count=3)
     with pytest.raises(ValueError, match="documents must be a list of token lists, got a str"):
         build_vocabulary(["the cat sat"])
-    with pytest.raises(ValueError, match=r"config.window must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match=r"window\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"):
         train_sgns([["a", "b"]], SGNSConfig(window=0, min_count=1))
-    with pytest.raises(ValueError, match=r"config.lr must be a finite number > 0, got nan"):
+    with pytest.raises(ValueError, match=r"lr\ must\ be\ a\ finite\ number\ >\ 0,\ got\ nan"):
         train_sgns([["a", "b"]], SGNSConfig(lr=float("nan"), min_count=1))
-    with pytest.raises(ValueError, match=r"min_count must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match=r"min_count\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"):
         build_vocabulary([["a"]], min_count=0)
 
 

@@ -12,9 +12,10 @@ from hypothesis.extra.numpy import arrays
 
 from gradcheck import numerical_gradient, relative_error
 from seqmodels.delay import DelayResult, DelayTask, delay_experiment
-from seqmodels.train import (LSTM, RNN, Adam, TrainConfig, accuracy, classifier_head, clip_grad_norm,
-                             init_classifier, input_sensitivity, loss_and_grads, lstm_cell, rnn_cell,
-                             softmax_cross_entropy, train_classifier)
+from seqmodels.numeric import softmax_cross_entropy
+from seqmodels.optim import Adam, clip_grad_norm
+from seqmodels.train import (LSTM, RNN, TrainConfig, accuracy, classifier_head, init_classifier, input_sensitivity,
+                             loss_and_grads, lstm_cell, rnn_cell, train_classifier)
 
 
 @pytest.mark.parametrize("seed,batch,n_classes", [(0, 1, 2), (1, 5, 3), (2, 8, 7)])
@@ -157,23 +158,27 @@ def test_delay_result_table_and_experiment_are_deterministic():
     assert a.accuracy.shape == (2, 2, 2) and a.table() == b.table()
     assert a.table().count("\n") == 3 and set(a.runs) == {(c, d, s) for c in ("RNN", "LSTM")
                                                          for d in (1, 3) for s in (0, 1)}
-    assert isinstance(a, DelayResult) and a.chance == 0.25
+    assert a.chance == 1 / DelayTask().n_symbols
+    np.testing.assert_array_equal(a.solved(), (a.accuracy >= a.solved_at).sum(axis=-1))
+    rows = a.table().splitlines()[2:]
+    for j, delay in enumerate((1, 3)):  # each row shows that delay's mean and solved count per cell
+        assert rows[j].startswith(f"| {delay} | {a.accuracy[0, j].mean():.0%} | {a.solved()[0, j]} of 2 |")
 
 
 @pytest.mark.parametrize("call,match", [
     (lambda: softmax_cross_entropy(np.zeros((2, 3)), np.array([0, 3])),
-     r"labels must lie in 0 \.\. 2 \(n_classes = 3\), got values from 0 to 3"),
-    (lambda: softmax_cross_entropy(np.zeros((2, 3)), np.array([0.0, 1.0])), r"labels must be an integer array, got dtype float64"),
+     r"labels must hold class labels in \[0, 3\), got values from 0 to 3"),
+    (lambda: softmax_cross_entropy(np.zeros((2, 3)), np.array([0.0, 1.0])), r"labels must be an integer array of class labels, got dtype float64"),
     (lambda: softmax_cross_entropy(np.zeros((2, 3)), np.array([0, 1, 2])), r"labels must have shape \(batch,\) = \(2,\), got \(3,\)"),
     (lambda: softmax_cross_entropy(np.array([[0.0, np.nan]]), np.array([0])), r"logits must be finite"),
     (lambda: classifier_head(np.zeros((2, 4)), np.zeros((3, 5)), np.zeros(3), np.array([0, 1])),
      r"W_out must have shape \(n_classes, d_hidden\) = \(3, 4\), got \(3, 5\)"),
     (lambda: classifier_head(np.zeros((2, 4)), np.zeros((3, 4)), np.zeros(2), np.array([0, 1])),
      r"b_out must have shape \(n_classes,\) = \(3,\), got \(2,\)"),
-    (lambda: clip_grad_norm({"a": np.ones(2)}, 0.0), r"max_norm must be > 0, got 0.0"),
-    (lambda: DelayTask(n_symbols=1), r"n_symbols must be >= 2"),
-    (lambda: DelayTask(p_new_key=1.5), r"p_new_key must lie in \[0, 1\], got 1.5"),
-    (lambda: DelayTask().sample(np.random.default_rng(0), 0, 3), r"n must be >= 1 and delay >= 0, got n=0, delay=3"),
+    (lambda: clip_grad_norm({"a": np.ones(2)}, 0.0), r"max_norm\ must\ be\ a\ finite\ number\ >\ 0,\ got\ 0\.0"),
+    (lambda: DelayTask(n_symbols=1), r"n_symbols\ must\ be\ an\ integer\ >=\ 2,\ got\ 1"),
+    (lambda: DelayTask(p_new_key=1.5), r"p_new_key\ must\ be\ a\ finite\ number\ >=\ 0\ and\ <=\ 1,\ got\ 1\.5"),
+    (lambda: DelayTask().sample(np.random.default_rng(0), 0, 3), r"n\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"),
 ])
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):

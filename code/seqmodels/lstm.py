@@ -32,25 +32,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, as_sequence, check_shape
-from .rnn import _check_state
+from ._checks import as_float_array, as_rng, as_sequence, as_state, check_shape, finite_float, positive_int
 
 #: Gate names in the order of ``W``'s row blocks.
 GATES = ("forget", "input", "candidate", "output")
 
-
-def sigmoid(z) -> np.ndarray:
-    """The logistic function ``1 / (1 + exp(-z))``, computed without overflow.
-
-    ``exp`` is only ever taken of ``-|z|``, so ``|z| = 1e4`` raises no warning: for ``z >= 0`` the
-    value is ``1 / (1 + e)``, for ``z < 0`` it is ``e / (1 + e)``, with ``e = exp(-|z|)``.
-
-    >>> sigmoid(np.array([-1e4, -1.0, 0.0, 1.0, 1e4]))
-    array([0.        , 0.26894142, 0.5       , 0.73105858, 1.        ])
-    """
-    z = np.asarray(z, dtype=np.float64)
-    e = np.exp(-np.abs(z))
-    return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
 def _check_params(W, b):
@@ -97,6 +83,12 @@ def lstm_step(x_t, h_prev, c_prev, W, b) -> tuple[np.ndarray, np.ndarray]:
     With every weight zero, each gate is ``sigmoid(0) = 0.5`` and the candidate ``tanh(0) = 0``,
     so the cell keeps half of ``c_prev``:
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``x_t``, ``c_prev``, ``W``, ``b``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import numpy as np
     >>> h, c = lstm_step(np.ones(1), np.zeros(2), np.array([1.0, -2.0]), np.zeros((8, 3)), np.zeros(8))
     >>> c, h.round(4)
@@ -107,8 +99,8 @@ def lstm_step(x_t, h_prev, c_prev, W, b) -> tuple[np.ndarray, np.ndarray]:
     batch = x_t.shape[0] if x_t.ndim == 2 else None
     check_shape("x_t", x_t, (d_in,) if batch is None else (batch, d_in),
                 "(d_in,)" if batch is None else "(batch, d_in)")
-    h_prev = _check_state("h_prev", h_prev, d_hidden, batch)
-    c_prev = _check_state("c_prev", c_prev, d_hidden, batch)
+    h_prev = as_state("h_prev", h_prev, d_hidden, batch)
+    c_prev = as_state("c_prev", c_prev, d_hidden, batch)
     z = x_t @ W[:, :d_in].T + h_prev @ W[:, d_in:].T + b  # ([B,] 4 d_hidden)
     f, i, g, o = _gates(np.tanh(z * _half(d_hidden)), d_hidden)
     c_t = f * c_prev + i * g
@@ -118,8 +110,8 @@ def lstm_step(x_t, h_prev, c_prev, W, b) -> tuple[np.ndarray, np.ndarray]:
 def _check_sequence_inputs(xs, h0, c0, W, b):
     W, b, d_hidden, d_in = _check_params(W, b)
     xs, batch = as_sequence("xs", xs, d_in)
-    h0 = _check_state("h0", h0, d_hidden, batch)
-    c0 = _check_state("c0", c0, d_hidden, batch)
+    h0 = as_state("h0", h0, d_hidden, batch)
+    c0 = as_state("c0", c0, d_hidden, batch)
     return xs, h0, c0, W, b, d_hidden, d_in
 
 
@@ -159,6 +151,12 @@ def lstm_forward(xs, h0, c0, W, b, return_gates: bool = False):
         states after reading ``xs[t]``.
     gates : dict, only if ``return_gates``; keys ``"forget", "input", "candidate", "output"``, each
         an array shaped like ``hs``.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``xs``, ``h0``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
@@ -208,6 +206,12 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
     -------
     dict with keys ``"W", "b", "h0", "c0", "xs"``, each shaped like that argument.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``dhs``, ``dcs``, ``forward``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import numpy as np
     >>> rng = np.random.default_rng(1)
     >>> W, b = 0.3 * rng.normal(size=(12, 5)), np.zeros(12)
@@ -219,6 +223,10 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
     if forward is None:
         hs, cs, (f, i, g, o) = _forward(xs, h0, c0, W, b, H, d_in)
     else:
+        if not isinstance(forward, tuple) or len(forward) != 3 or not isinstance(forward[2], dict) \
+                or set(forward[2]) != set(GATES):
+            raise ValueError("forward must be the triple (hs, cs, gates) that lstm_forward(..., "
+                             f"return_gates=True) returns, got {type(forward).__name__}")
         hs, cs, gates = forward
         f, i, g, o = (gates[name] for name in GATES)
         want = xs.shape[:-1] + (H,)
@@ -259,7 +267,7 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
     return {"W": dW, "b": dz2.sum(axis=0), "h0": dh_next, "c0": dc_next, "xs": dzs @ W_x}
 
 
-def init_lstm(d_in: int, d_hidden: int, rng: np.random.Generator, forget_bias: float = 1.0):
+def init_lstm(d_in: int, d_hidden: int, rng, *, forget_bias: float = 1.0):
     """Random LSTM weights: ``W`` entries ``N(0, 1 / (d_in + d_hidden))``, ``b`` zero except the
     forget block, which is ``forget_bias``.
 
@@ -268,20 +276,30 @@ def init_lstm(d_in: int, d_hidden: int, rng: np.random.Generator, forget_bias: f
     common default (Jozefowicz et al., 2015); a larger one starts with a longer memory, about
     ``1 / (1 - sigmoid(forget_bias))`` steps (Tallec & Ollivier, 2018, match it to the task).
 
+    Parameters
+    ----------
+    d_in, d_hidden : int >= 1
+    rng : numpy.random.Generator or int seed
+    forget_bias : float, keyword only
+
     Returns
     -------
     W : ndarray of shape (4 * d_hidden, d_in + d_hidden)
     b : ndarray of shape (4 * d_hidden,)
+
+    Raises
+    ------
+    ValueError
+        a size that is not an integer >= 1, a non-finite ``forget_bias``, or a bad ``rng``.
 
     >>> import numpy as np
     >>> W, b = init_lstm(3, 2, np.random.default_rng(0))
     >>> W.shape, b
     ((8, 5), array([1., 1., 0., 0., 0., 0., 0., 0.]))
     """
-    if d_in < 1 or d_hidden < 1:
-        raise ValueError(f"d_in and d_hidden must be >= 1, got d_in={d_in}, d_hidden={d_hidden}")
-    if not np.isfinite(forget_bias):
-        raise ValueError(f"forget_bias must be finite, got {forget_bias}")
+    d_in, d_hidden = positive_int("d_in", d_in), positive_int("d_hidden", d_hidden)
+    forget_bias = finite_float("forget_bias", forget_bias)
+    rng = as_rng("rng", rng)
     W = rng.normal(scale=1.0 / np.sqrt(d_in + d_hidden), size=(4 * d_hidden, d_in + d_hidden))
     b = np.zeros(4 * d_hidden)
     b[:d_hidden] = forget_bias

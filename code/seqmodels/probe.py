@@ -1,6 +1,6 @@
-r"""Probes: how well a simple classifier reads a label (such as a word's sense) from vectors.
+r"""Probes: how well a simple read-out recovers a label (a word's sense, an earlier token) from vectors.
 
-A probe is fitted on the vectors of training sentences and scored on held-out ones. Two are here:
+A probe is fitted on the vectors of training examples and scored on held-out ones:
 
 - :func:`nearest_centroid_accuracy`: average the training vectors of each class (a centroid) and
   give a test vector the class of the nearest centroid (Euclidean). This is how Peters et al.
@@ -8,6 +8,13 @@ A probe is fitted on the vectors of training sentences and scored on held-out on
 - :func:`linear_probe_accuracy`: logistic regression on standardised vectors,
   ``p(y | x) = softmax(W_p z + b_p)`` with ``z = (x - mean) / std``, trained by full-batch Adam with
   a small L2 penalty. It learns *which* coordinates matter.
+- :func:`linear_probe`: ridge regression onto one-hot codes of several labels at once, in closed
+  form; fast enough to probe every earlier position of thousands of sequences.
+
+What a fixed-size state holds (the bottlenecks chapter): :func:`token_sequences` draws random
+tokens, :func:`final_states` runs each model over them, :func:`attention_read` reads them back
+through one attention head, and :func:`state_probe` and :func:`positions_recovered` measure how many
+earlier tokens a read-out recovers; :func:`next_token_leak` shows what an unmasked layer leaks.
 
 Labels are integers ``0 .. n_classes - 1``; ties go to the smaller label. Both probes are
 functions of the test vector: equal test rows get the same prediction by construction, because the
@@ -19,8 +26,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array
-from .train import Adam, softmax_cross_entropy
+from ._checks import as_float_array, as_ids, as_int_list, finite_float, one_of, positive_int
+from .attention import init_attention, self_attention, sinusoidal_positions
+from .birnn import bilstm_forward
+from .lstm import init_lstm, lstm_forward
+from .numeric import softmax, softmax_cross_entropy
+from .optim import Adam
+from .rnn import init_rnn, rnn_forward
+from .timing import one_blas_thread
 
 
 def _check_xy(X_train, y_train, X_test, y_test):
@@ -42,6 +55,8 @@ def _check_xy(X_train, y_train, X_test, y_test):
     missing = sorted(set(range(n_classes)) - set(y_train.tolist()))
     if missing:
         raise ValueError(f"y_train must hold every class 0 .. {n_classes - 1}, missing {missing}")
+    if y_test.max() >= n_classes:
+        raise ValueError(f"y_test holds class {y_test.max()}, which y_train never shows (classes 0 .. {n_classes - 1})")
     return X_train, y_train, X_test, y_test, n_classes
 
 
@@ -58,6 +73,12 @@ def nearest_centroid_accuracy(X_train, y_train, X_test, y_test) -> float:
     ----------
     X_train : ndarray of shape (n_train, d); y_train : integer ndarray of shape (n_train,)
     X_test : ndarray of shape (n_test, d); y_test : integer ndarray of shape (n_test,)
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``X_test``, ``y_train``, ``y_test``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> X = np.array([[0.0, 0.0], [0.0, 2.0], [4.0, 0.0], [4.0, 2.0]])
     >>> nearest_centroid_accuracy(X, np.array([0, 0, 1, 1]), np.array([[1.0, 5.0], [3.0, -5.0]]),
@@ -81,6 +102,12 @@ def linear_probe_accuracy(X_train, y_train, X_test, y_test, steps: int = 300, lr
     stays 0). The weights start at zero and take ``steps`` full-batch Adam steps on
     ``mean cross-entropy + weight_decay / 2 * ||W_p||^2``, so the result is deterministic.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``steps``, ``lr``, ``weight_decay``, ``X_train``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 5))
     >>> y = (X[:, 3] > 0).astype(int)  # only coordinate 3 matters
@@ -88,8 +115,9 @@ def linear_probe_accuracy(X_train, y_train, X_test, y_test, steps: int = 300, lr
     True
     """
     X_train, y_train, X_test, y_test, n_classes = _check_xy(X_train, y_train, X_test, y_test)
-    if steps < 1:
-        raise ValueError(f"steps must be >= 1, got {steps}")
+    steps = positive_int("steps", steps)
+    lr = finite_float("lr", lr, low=0, low_open=True)
+    weight_decay = finite_float("weight_decay", weight_decay, low=0)
     mean, std = X_train.mean(axis=0), X_train.std(axis=0)
     std = np.where(std > 0, std, 1.0)
     Z_train, Z_test = (X_train - mean) / std, (X_test - mean) / std  # (n, d)
@@ -101,3 +129,227 @@ def linear_probe_accuracy(X_train, y_train, X_test, y_test, steps: int = 300, lr
         opt.step(params, grads)
     pred = _predict_distinct(lambda Z: (Z @ params["W"].T + params["b"]).argmax(axis=1), Z_test)
     return float(np.mean(pred == y_test))
+
+
+# --- a ridge read-out, and what a fixed-size state holds ----------------------------------------
+
+
+def linear_probe(train_states, train_labels, test_states, test_labels, n_classes: int,
+                 ridge: float = 1e-3) -> np.ndarray:
+    """Accuracy of least-squares linear read-outs, one per label column.
+
+    One ridge regression maps a state (plus a constant 1) to the one-hot codes of all ``P`` labels at
+    once, ``W = (S^T S + ridge I)^{-1} S^T Y``; a label is predicted by the largest of its
+    ``n_classes`` outputs.
+
+    Parameters
+    ----------
+    train_states : ndarray of shape (N_train, d_hidden)
+    train_labels : int ndarray of shape (N_train, P), entries in ``[0, n_classes)``
+    test_states : ndarray of shape (N_test, d_hidden)
+    test_labels : int ndarray of shape (N_test, P)
+
+    Returns
+    -------
+    accuracy : ndarray of shape (P,)
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``ridge``, ``n_classes``, ``train_labels``, ``test_labels``, ``train_states``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
+    >>> rng = np.random.default_rng(0)
+    >>> labels = rng.integers(0, 3, size=(200, 1))
+    >>> states = np.eye(3)[labels[:, 0]] + 0.1 * rng.normal(size=(200, 3))
+    >>> linear_probe(states[:150], labels[:150], states[150:], labels[150:], 3)
+    array([1.])
+    """
+    n_classes = positive_int("n_classes", n_classes, minimum=2)
+    ridge = finite_float("ridge", ridge, low=0)
+    S_train = as_float_array("train_states", train_states, ndims=(2,))
+    S_test = as_float_array("test_states", test_states, ndims=(2,))
+    for name, S in (("train_states", S_train), ("test_states", S_test)):
+        if S.shape[0] == 0:
+            raise ValueError(f"{name} must hold at least one row, got shape {S.shape}")
+    if S_test.shape[1] != S_train.shape[1]:
+        raise ValueError(f"test_states must have {S_train.shape[1]} columns like train_states, "
+                         f"got {S_test.shape[1]}")
+    y_train = as_ids("train_labels", train_labels, n_classes, ndims=(2,), what="labels")
+    y_test = as_ids("test_labels", test_labels, n_classes, ndims=(2,), what="labels")
+    for name, y, S in (("train_labels", y_train, S_train), ("test_labels", y_test, S_test)):
+        if y.shape[0] != S.shape[0] or y.shape[1] == 0:
+            raise ValueError(f"{name} must have shape ({S.shape[0]}, P) with P >= 1, got {y.shape}")
+    P = y_train.shape[1]
+    if y_test.shape[1] != P:
+        raise ValueError(f"test_labels must have {P} columns like train_labels, got {y_test.shape[1]}")
+    A = np.hstack([S_train, np.ones((len(S_train), 1))])
+    B = np.hstack([S_test, np.ones((len(S_test), 1))])
+    Y = np.eye(n_classes)[y_train].reshape(len(S_train), P * n_classes)  # one-hot, (N, P * C)
+    W = np.linalg.solve(A.T @ A + ridge * np.eye(A.shape[1]), A.T @ Y)
+    predicted = (B @ W).reshape(len(S_test), P, n_classes).argmax(axis=-1)
+    return (predicted == y_test).mean(axis=0)
+
+
+def token_sequences(n_seq: int, T: int, vocab_size: int, seed: int = 0):
+    """``n_seq`` sequences of ``T`` uniformly random tokens: ids ``(n_seq, T)`` and their one-hot
+    codes, time-major ``(T, n_seq, vocab_size)``. Raises ``ValueError`` unless the sizes are
+    integers >= 1 and ``seed`` is an integer >= 0.
+
+    >>> tokens, xs = token_sequences(2, 3, 4)
+    >>> tokens.shape, xs.shape, bool((xs.argmax(axis=-1).T == tokens).all())
+    ((2, 3), (3, 2, 4), True)
+    """
+    n_seq, T, vocab_size = positive_int("n_seq", n_seq), positive_int("T", T), positive_int("vocab_size", vocab_size)
+    rng = np.random.default_rng(positive_int("seed", seed, minimum=0))
+    tokens = rng.integers(0, vocab_size, size=(n_seq, T))
+    return tokens, np.eye(vocab_size)[tokens].transpose(1, 0, 2)  # (N, T) ids, (T, N, vocab) one-hot
+
+
+def _check_xs(xs) -> np.ndarray:
+    xs = as_float_array("xs", xs, ndims=(3,))
+    if 0 in xs.shape:
+        raise ValueError(f"xs must have shape (T, N, d_in) with every size >= 1, got {xs.shape}")
+    return xs
+
+
+def final_states(model: str, xs, d_hidden: int, seed: int = 0) -> np.ndarray:
+    """The representation at the last position of every sequence, ``(N, d_out)``, random weights.
+
+    ``xs`` is ``(T, N, d_in)``. ``"RNN"``: ``h_T`` (``d_hidden`` numbers, spectral radius 0.9);
+    ``"LSTM"``: ``h_T`` (``d_hidden``; the cell ``c_T`` is the other half of its state);
+    ``"Bi-LSTM"``: ``[h_T of the forward LSTM, h at the last position of the backward LSTM]``
+    (``2 d_hidden``); ``"Word2Vec"``: the input vector of the last token itself (no context).
+
+    Raises ``KeyError`` for an unknown ``model``; ``ValueError`` for ``xs`` that is not a finite
+    ``(T, N, d_in)`` array with every size >= 1, or ``d_hidden`` not an integer >= 1.
+    """
+    one_of("model", model, ("Word2Vec", "RNN", "LSTM", "Bi-LSTM"))
+    xs = _check_xs(xs)
+    d_hidden = positive_int("d_hidden", d_hidden)
+    rng = np.random.default_rng(seed)
+    T, N, d_in = xs.shape
+    zero = np.zeros((N, d_hidden))
+    if model == "Word2Vec":
+        return xs[-1]
+    if model == "RNN":
+        return rnn_forward(xs, zero, *init_rnn(d_in, d_hidden, rng, spectral_radius=0.9))[-1]
+    if model == "LSTM":
+        return lstm_forward(xs, zero, zero, *init_lstm(d_in, d_hidden, rng))[0][-1]
+    if model == "Bi-LSTM":  # the backward half of the last row has read only the last input
+        return bilstm_forward(xs, init_lstm(d_in, d_hidden, rng), init_lstm(d_in, d_hidden, rng))[-1]
+    raise KeyError(f"model must be one of Word2Vec, RNN, LSTM, Bi-LSTM, got {model!r}")
+
+
+def attention_read(xs, sharpness: float = 20.0) -> np.ndarray:
+    """Read every earlier position back through one attention head, ``(N, T, d_in)``.
+
+    Keys are the sinusoidal position codes ``P`` of the ``T`` positions and values are the inputs
+    ``xs`` (``(T, N, d_in)``); the query that reads position ``t`` is ``sharpness * P[t]``. Because
+    ``P[t] . P[j]`` is largest at ``j = t``, the softmax puts almost all weight on position ``t``. The
+    cache this reads from holds every position, so nothing had to be squeezed into a fixed size.
+
+    Raises ``ValueError`` for ``xs`` as :func:`final_states` does, or a ``sharpness`` that is not finite.
+    """
+    xs = _check_xs(xs)
+    sharpness = finite_float("sharpness", sharpness)
+    T, N, d_in = xs.shape
+    P = sinusoidal_positions(T, 64)
+    A = softmax(sharpness * P @ P.T / np.sqrt(P.shape[1]), axis=-1)  # (T queries, T keys)
+    return np.einsum("tj,jnd->ntd", A, xs)  # (N, T, d_in)
+
+
+@one_blas_thread
+def state_probe(models=("RNN", "LSTM"), sizes=(8, 16, 32, 64), T: int = 30, vocab_size: int = 8,
+                n_train: int = 1000, n_test: int = 500, seed: int = 0) -> dict:
+    """How well the token at each earlier position can be read back from the last representation.
+
+    ``n_train + n_test`` sequences of ``T`` uniformly random tokens (one-hot, ``vocab_size`` of them, so
+    chance accuracy is ``1 / vocab_size``) run through each model with random weights at each state size;
+    :func:`linear_probe` is trained to recover all ``T`` tokens from the final representation. For
+    ``"attention"`` the read-out is :func:`attention_read` at each position (no state size).
+
+    Returns
+    -------
+    dict mapping ``(model, size)`` (``("attention", None)`` for attention) to an array of shape
+    ``(T,)``: accuracy for the token ``k`` positions before the last, ``k = 0 .. T-1``.
+
+    Raises
+    ------
+    KeyError
+        an unknown model name in ``models``.
+    ValueError
+        sizes that are not integers >= 1 (``vocab_size >= 2``).
+    """
+    models = list(models) if not isinstance(models, str) else [models]
+    for model in models:
+        one_of("models", model, ("Word2Vec", "RNN", "LSTM", "Bi-LSTM"))
+    sizes = as_int_list("sizes", sizes)
+    T, vocab_size = positive_int("T", T), positive_int("vocab_size", vocab_size, minimum=2)
+    n_train, n_test = positive_int("n_train", n_train), positive_int("n_test", n_test)
+    tokens, xs = token_sequences(n_train + n_test, T, vocab_size, seed)
+    train, test = slice(0, n_train), slice(n_train, None)
+    out = {}
+    for model in models:
+        for size in sizes:
+            S = final_states(model, xs, int(size), seed=seed)
+            acc = linear_probe(S[train], tokens[train], S[test], tokens[test], vocab_size)
+            out[(model, int(size))] = acc[::-1]
+    reads = attention_read(xs)  # (N, T, vocab): position t read by a query aimed at t
+    acc = np.array([linear_probe(reads[train, t], tokens[train, t:t + 1], reads[test, t],
+                                 tokens[test, t:t + 1], vocab_size)[0] for t in range(T)])
+    out[("attention", None)] = acc[::-1]
+    return out
+
+
+def positions_recovered(accuracy, vocab_size: int) -> float:
+    """``sum_k (acc_k - 1/vocab_size) / (1 - 1/vocab_size)``: how many positions' worth of tokens a read-out
+    recovers, counting a perfectly read position as 1 and a position at chance as 0.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``vocab_size``, ``accuracy``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
+    >>> positions_recovered([1.0, 1.0, 0.25, 0.25], vocab_size=4)
+    2.0
+    """
+    vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
+    accuracy = as_float_array("accuracy", accuracy, ndims=(1,))
+    if accuracy.size == 0 or accuracy.min() < 0 or accuracy.max() > 1:
+        raise ValueError(f"accuracy must be a non-empty list of fractions in [0, 1], got {accuracy}")
+    chance = 1.0 / vocab_size
+    return float(np.sum((accuracy - chance) / (1.0 - chance)))
+
+
+@one_blas_thread
+def next_token_leak(T: int = 12, d: int = 32, vocab_size: int = 8, n_seq: int = 3000,
+                    seed: int = 0) -> dict[str, float]:
+    """Accuracy of predicting token ``t + 1`` from a self-attention layer's output at ``t``.
+
+    Tokens are uniformly random, so no model can predict the next one from the past better than
+    chance (``1 / vocab_size``). One random attention layer with a residual connection reads
+    ``E[tokens] + sinusoidal positions``; a :func:`linear_probe` (two thirds of the positions to
+    train, one third to test) predicts the next token, with the causal mask (``"causal"``) and
+    without it (``"bidirectional"``). Above chance without the mask means the future leaked in.
+    Raises ``ValueError`` unless ``T >= 2``, ``n_seq >= 3``, ``vocab_size >= 2`` and ``d`` is even.
+    """
+    T, n_seq = positive_int("T", T, minimum=2), positive_int("n_seq", n_seq, minimum=3)
+    vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
+    d = positive_int("d", d, minimum=2)
+    if d % 2:
+        raise ValueError(f"d must be even (the sinusoidal position code pairs sines and cosines), got {d}")
+    rng = np.random.default_rng(seed)
+    tokens = rng.integers(0, vocab_size, size=(n_seq, T))
+    X = rng.normal(size=(vocab_size, d))[tokens] + sinusoidal_positions(T, d)  # (N, T, d)
+    W_q, W_k, W_v = init_attention(d, d, d, rng)
+    out = {}
+    for name, causal in (("causal", True), ("bidirectional", False)):
+        H = X + self_attention(X, W_q, W_k, W_v, causal=causal)[0]
+        feats = H[:, :-1].reshape(-1, d)
+        nxt = tokens[:, 1:].reshape(-1, 1)
+        cut = 2 * len(feats) // 3
+        out[name] = float(linear_probe(feats[:cut], nxt[:cut], feats[cut:], nxt[cut:], vocab_size)[0])
+    out["chance"] = 1.0 / vocab_size
+    return out

@@ -16,7 +16,8 @@ Shapes (``B`` is an optional batch axis, ``T`` the number of time steps):
 ``hs``     ``(T, d_hidden)`` or ``(T, B, d_hidden)``
 =========  =================================
 
-Row vectors are used inside the code (``h @ W_h.T``) so that one line serves both the
+Sequences are time-major and weights are ``(out, in)`` (the package conventions). Row vectors
+are used inside the code (``h @ W_h.T``) so that one line serves both the
 single-sequence and the batched case.
 """
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, as_sequence, check_shape
+from ._checks import as_float_array, as_rng, as_sequence, as_state, check_shape, finite_float, positive_int
 
 
 def _check_params(W_h, W_x, b):
@@ -38,15 +39,6 @@ def _check_params(W_h, W_x, b):
     check_shape("b", b, (d_hidden,), "(d_hidden,)")
     return W_h, W_x, b
 
-
-def _check_state(name, h, d_hidden, batch):
-    """``h`` must be ``(d_hidden,)`` without a batch, ``(B, d_hidden)`` with one."""
-    h = as_float_array(name, h, ndims=(1,) if batch is None else (2,))
-    if batch is None:
-        check_shape(name, h, (d_hidden,), "(d_hidden,)")
-    else:
-        check_shape(name, h, (batch, d_hidden), "(batch, d_hidden)")
-    return h
 
 
 def rnn_step(x_t, h_prev, W_h, W_x, b) -> np.ndarray:
@@ -64,6 +56,12 @@ def rnn_step(x_t, h_prev, W_h, W_x, b) -> np.ndarray:
     -------
     h_t : ndarray shaped like ``h_prev``, every entry in (-1, 1)
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``x_t``, ``h_prev``, ``W_h``, ``b``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import numpy as np
     >>> W_h, W_x, b = 0.5 * np.eye(2), np.array([[1.0], [-1.0]]), np.zeros(2)
     >>> rnn_step(np.array([1.0]), np.zeros(2), W_h, W_x, b).round(4)
@@ -75,7 +73,7 @@ def rnn_step(x_t, h_prev, W_h, W_x, b) -> np.ndarray:
     batch = x_t.shape[0] if x_t.ndim == 2 else None
     check_shape("x_t", x_t, (d_in,) if batch is None else (batch, d_in),
                 "(d_in,)" if batch is None else "(batch, d_in)")
-    h_prev = _check_state("h_prev", h_prev, d_hidden, batch)
+    h_prev = as_state("h_prev", h_prev, d_hidden, batch)
     return np.tanh(h_prev @ W_h.T + x_t @ W_x.T + b)
 
 
@@ -83,7 +81,7 @@ def _check_sequence_inputs(xs, h0, W_h, W_x, b):
     W_h, W_x, b = _check_params(W_h, W_x, b)
     d_hidden, d_in = W_x.shape
     xs, batch = as_sequence("xs", xs, d_in)
-    h0 = _check_state("h0", h0, d_hidden, batch)
+    h0 = as_state("h0", h0, d_hidden, batch)
     return xs, h0, W_h, W_x, b
 
 
@@ -111,6 +109,12 @@ def rnn_forward(xs, h0, W_h, W_x, b) -> np.ndarray:
     -------
     hs : ndarray of shape (T, d_hidden) or (T, batch, d_hidden); ``hs[t]`` is the state after
         reading ``xs[t]``, so ``hs[-1]`` is the final state.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``xs``, ``W_x``, ``h0``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
@@ -142,6 +146,12 @@ def rnn_backward(xs, h0, W_h, W_x, b, dhs) -> dict[str, np.ndarray]:
     Returns
     -------
     dict with keys ``"W_h", "W_x", "b", "h0", "xs"``, each shaped like that argument.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``dhs``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(1)
@@ -185,6 +195,12 @@ def state_jacobian_norms(xs, h0, W_h, W_x, b) -> np.ndarray:
     norms : ndarray of shape (T,); ``norms[k - 1]`` is the largest factor by which a change of
         ``h_{T-k}`` can be amplified by the time it reaches ``h_T``.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``xs``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import numpy as np
     >>> W_h = 0.5 * np.eye(2)
     >>> xs = np.zeros((3, 1))  # zero input keeps h = 0, where tanh' = 1
@@ -204,22 +220,40 @@ def state_jacobian_norms(xs, h0, W_h, W_x, b) -> np.ndarray:
     return norms
 
 
-def init_rnn(d_in: int, d_hidden: int, spectral_radius: float, rng: np.random.Generator,
-             input_scale: float = 1.0):
+def init_rnn(d_in: int, d_hidden: int, rng, *, spectral_radius: float, input_scale: float = 1.0):
     """Random RNN weights with ``W_h`` rescaled to a chosen spectral radius.
 
     ``W_h`` is drawn Gaussian and divided by its largest absolute eigenvalue, then multiplied by
     ``spectral_radius``; ``W_x`` has entries ``N(0, input_scale**2 / d_in)``; ``b = 0``.
 
+    Parameters
+    ----------
+    d_in, d_hidden : int >= 1
+    rng : numpy.random.Generator or int seed
+    spectral_radius : float >= 0, keyword only
+    input_scale : float >= 0, keyword only
+
+    Returns
+    -------
+    W_h : ndarray of shape (d_hidden, d_hidden)
+    W_x : ndarray of shape (d_hidden, d_in)
+    b : ndarray of shape (d_hidden,)
+
+    Raises
+    ------
+    ValueError
+        a size that is not an integer >= 1, a radius or scale that is not finite and >= 0, or an
+        ``rng`` that is neither a Generator nor a seed.
+
     >>> import numpy as np
-    >>> W_h, W_x, b = init_rnn(3, 8, 0.9, np.random.default_rng(0))
+    >>> W_h, W_x, b = init_rnn(3, 8, np.random.default_rng(0), spectral_radius=0.9)
     >>> round(float(np.abs(np.linalg.eigvals(W_h)).max()), 6), W_x.shape, b.shape
     (0.9, (8, 3), (8,))
     """
-    if d_in < 1 or d_hidden < 1:
-        raise ValueError(f"d_in and d_hidden must be >= 1, got d_in={d_in}, d_hidden={d_hidden}")
-    if not np.isfinite(spectral_radius) or spectral_radius < 0:
-        raise ValueError(f"spectral_radius must be a finite number >= 0, got {spectral_radius}")
+    d_in, d_hidden = positive_int("d_in", d_in), positive_int("d_hidden", d_hidden)
+    spectral_radius = finite_float("spectral_radius", spectral_radius, low=0)
+    input_scale = finite_float("input_scale", input_scale, low=0)
+    rng = as_rng("rng", rng)
     W_h = rng.normal(size=(d_hidden, d_hidden))
     W_h *= spectral_radius / np.abs(np.linalg.eigvals(W_h)).max()
     W_x = rng.normal(scale=input_scale / np.sqrt(d_in), size=(d_hidden, d_in))
@@ -244,15 +278,25 @@ def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, inp
     >>> curves = gradient_decay([0.5, 1.5], T=10, n_sequences=3)
     >>> curves.shape, bool(curves[0, -1] < curves[1, -1])
     ((2, 10), True)
+
+    Raises
+    ------
+    ValueError
+        ``radii`` empty or holding a value that is not finite and >= 0, or a size that is not an
+        integer >= 1.
     """
-    if T < 1 or n_sequences < 1:
-        raise ValueError(f"T and n_sequences must be >= 1, got T={T}, n_sequences={n_sequences}")
+    T, n_sequences = positive_int("T", T), positive_int("n_sequences", n_sequences)
+    d_in, d_hidden = positive_int("d_in", d_in), positive_int("d_hidden", d_hidden)
+    if isinstance(radii, (str, bytes)) or not hasattr(radii, "__len__") or len(radii) == 0:
+        raise ValueError(f"radii must be a non-empty list of spectral radii >= 0, got {radii!r}")
+    radii = [finite_float(f"radii[{i}]", r, low=0) for i, r in enumerate(radii)]
+    input_scale = finite_float("input_scale", input_scale, low=0)
     out = np.empty((len(radii), T))
     for i, radius in enumerate(radii):
         logs = np.zeros(T)
         for j in range(n_sequences):
             rng = np.random.default_rng([seed, i, j])
-            W_h, W_x, b = init_rnn(d_in, d_hidden, radius, rng, input_scale=input_scale)
+            W_h, W_x, b = init_rnn(d_in, d_hidden, rng, spectral_radius=radius, input_scale=input_scale)
             if linear:
                 P, norms = np.eye(d_hidden), np.empty(T)
                 for k in range(T):

@@ -390,11 +390,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="builds of each kind (median reported)")
     parser.add_argument("--chapter", default="rnn", help="chapter edited in the rebuild timings")
     parser.add_argument("--module", action="append", dest="modules",
-                        help="module of code/seqmodels to edit (repeatable; default embeddings.py, rnn.py)")
+                        help="module of code/seqmodels to edit (repeatable; default vectors.py, rnn.py)")
     parser.add_argument("--out", default=os.environ.get("SEQMODELS_BUILDDIR", str(ROOT / "_build")))
     args = parser.parse_args()
 
-    build = build_timings(args.repeats, args.chapter, args.modules or ["embeddings.py", "rnn.py"])
+    build = build_timings(args.repeats, args.chapter, args.modules or ["vectors.py", "rnn.py"])
     pure = pure_compute(args.repeats)
     floor = build["floor: execution off"]["median_s"]
     try:

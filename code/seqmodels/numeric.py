@@ -1,0 +1,139 @@
+r"""The numerical primitives every model shares, each computed so that it cannot overflow.
+
+- :func:`sigmoid` ``1 / (1 + exp(-z))`` and :func:`log_sigmoid` ``log sigmoid(z)``;
+- :func:`softmax` and :func:`log_softmax` along an axis, shifted by the maximum first;
+- :func:`softmax_cross_entropy`, the mean cross-entropy of integer labels and its gradient.
+
+Every model imports them from here (the LSTM's gates use the identity
+``sigmoid(z) = (1 + tanh(z / 2)) / 2`` inside one ``tanh`` call; see :mod:`seqmodels.lstm`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import as_float_array, as_ids
+
+
+def sigmoid(z) -> np.ndarray:
+    """The logistic function ``1 / (1 + exp(-z))``, computed without overflow.
+
+    ``exp`` is only ever taken of ``-|z|``, so ``|z| = 1e4`` raises no warning: for ``z >= 0`` the
+    value is ``1 / (1 + e)``, for ``z < 0`` it is ``e / (1 + e)``, with ``e = exp(-|z|)``.
+
+    Raises
+    ------
+    ValueError
+        ``z`` is not a finite real array (NaN, inf, object or string dtype).
+
+    >>> sigmoid(np.array([-1e4, -1.0, 0.0, 1.0, 1e4]))
+    array([0.        , 0.26894142, 0.5       , 0.73105858, 1.        ])
+    """
+    z = as_float_array("z", z, ndims=tuple(range(33)))
+    e = np.exp(-np.abs(z))
+    return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def log_sigmoid(z) -> np.ndarray:
+    """``log sigmoid(z) = -log(1 + exp(-z))``, without overflow for large ``|z|``.
+
+    Raises
+    ------
+    ValueError
+        ``z`` is not a finite real array.
+
+    A float32 input gives a float32 result (word2vec trains in float32).
+
+    >>> log_sigmoid(np.array([-1000.0, 0.0, 1000.0]))
+    array([-1.00000000e+03, -6.93147181e-01, -0.00000000e+00])
+    """
+    z = np.asarray(z)
+    if z.dtype.kind != "f":
+        z = as_float_array("z", z, ndims=tuple(range(33)))
+    elif not np.isfinite(z).all():
+        raise ValueError("z must be finite, got NaN or inf")
+    return -np.logaddexp(0.0, -z)
+
+
+def _shifted(scores, axis):
+    s = np.asarray(scores)
+    if s.dtype.kind not in "fiu":
+        raise ValueError(f"scores must be a real numeric array, got dtype {s.dtype}")
+    s = s.astype(np.float64, copy=False)
+    if s.ndim == 0 or not -s.ndim <= axis < s.ndim:
+        raise ValueError(f"axis must index one of the {s.ndim} axes of scores, got {axis}")
+    if s.shape[axis] == 0:
+        raise ValueError(f"scores must hold at least one entry along axis {axis}, got shape {s.shape}")
+    s_max = s.max(axis=axis, keepdims=True)
+    if not np.isfinite(s_max).all() or np.isnan(s).any():
+        raise ValueError("scores must have at least one finite entry per row and no +inf or NaN "
+                         "(-inf marks a masked entry)")
+    return s - s_max
+
+
+def softmax(scores, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax: ``exp(s - max(s)) / sum(exp(s - max(s)))`` along ``axis``.
+
+    Subtracting the row maximum changes nothing mathematically (it cancels in the ratio) but keeps
+    every exponent ``<= 0``, so ``exp`` never overflows. Entries equal to ``-inf`` (masked) get
+    weight exactly 0; a row must hold at least one finite entry.
+
+    Raises
+    ------
+    ValueError
+        ``scores`` holds NaN or ``+inf``, a row with no finite entry, or ``axis`` is out of range.
+
+    >>> softmax(np.array([1000.0, 1000.0, -np.inf]))
+    array([0.5, 0.5, 0. ])
+    """
+    e = np.exp(_shifted(scores, axis))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def log_softmax(scores, axis: int = -1) -> np.ndarray:
+    """``log softmax(s) = (s - max s) - log sum exp(s - max s)`` along ``axis``, without overflow.
+
+    Raises
+    ------
+    ValueError
+        as :func:`softmax`.
+
+    >>> log_softmax(np.array([1000.0, 1000.0])).round(6)
+    array([-0.693147, -0.693147])
+    """
+    shifted = _shifted(scores, axis)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+def softmax_cross_entropy(logits, labels) -> tuple[float, np.ndarray]:
+    """Mean cross-entropy of integer ``labels`` under ``softmax(logits)``, and its gradient.
+
+    ``loss = -mean_n log p[n, labels[n]]`` with ``log p = log_softmax(logits)``, and
+    ``dlogits = (p - onehot(labels)) / batch``.
+
+    Parameters
+    ----------
+    logits : ndarray of shape (batch, n_classes), batch >= 1
+    labels : integer ndarray of shape (batch,), entries in ``0 .. n_classes - 1``
+
+    Raises
+    ------
+    ValueError
+        non-finite logits, an empty batch, labels of another shape, dtype or range.
+
+    >>> loss, dlogits = softmax_cross_entropy(np.zeros((2, 4)), np.array([0, 3]))
+    >>> round(loss, 6) == round(float(np.log(4)), 6), dlogits[0]
+    (True, array([-0.375,  0.125,  0.125,  0.125]))
+    """
+    logits = as_float_array("logits", logits, ndims=(2,))
+    if logits.shape[0] == 0 or logits.shape[1] == 0:
+        raise ValueError(f"logits must have shape (batch, n_classes) with both >= 1, got {logits.shape}")
+    labels = as_ids("labels", labels, logits.shape[1], what="class labels")
+    if labels.shape != logits.shape[:1]:
+        raise ValueError(f"labels must have shape (batch,) = {logits.shape[:1]}, got {labels.shape}")
+    log_p = log_softmax(logits, axis=1)  # (batch, n_classes)
+    rows = np.arange(len(labels))
+    loss = -float(log_p[rows, labels].mean())
+    dlogits = np.exp(log_p)
+    dlogits[rows, labels] -= 1.0
+    return loss, dlogits / len(labels)
