@@ -8,6 +8,7 @@ One concept per module:
 - ``seqmodels.delay``: the delayed-recall task and the RNN-versus-LSTM memory experiment.
 - ``seqmodels.linalg``: PCA projections for figures, norms and Jacobian helpers.
 - ``seqmodels.plotting``: the book's matplotlib style (light and dark mode, reproducible SVG).
+- ``seqmodels.pretrained``: all-MiniLM-L6-v2, a pretrained 6-layer Transformer encoder, run in numpy.
 """
 
 __version__ = "0.1.0"
