@@ -431,6 +431,8 @@ class MiniLM:
                batch_size: int = 32) -> Encoding:
         """Run the encoder on one sentence (a string) or several (a sequence of strings).
 
+        sentence-transformers cuts every input at 256 tokens (its ``max_seq_length``); this method
+        reads up to the model's 512 positions, so the two agree on inputs of at most 256 tokens.
         Sentences are processed in batches of ``batch_size``, sorted by length so that little is
         padded; results come back in the input order. Matrix products run on one BLAS thread, so the
         sums are done in the same order on every run.
