@@ -94,6 +94,7 @@ REQUIRED_FIGURES = {
     "bidirectional": ["fig-bidir-bank"],
     "bottlenecks": ["fig-sequential-time", "fig-gradient-distance", "fig-state-probe", "fig-bottleneck-remedy"],
     "production": ["fig-kv-step"],
+    "pretrained": ["fig-pretrained-contextuality", "fig-pretrained-attention"],
 }
 
 

@@ -151,6 +151,33 @@ def wikipedia_articles() -> tuple[tuple[str, str], ...]:
     return tuple(articles)
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_PLAIN_SENTENCE = re.compile(r"[A-Z][A-Za-z0-9 ,;:'()\-]*[A-Za-z0-9)][.!?]")
+
+
+@lru_cache(maxsize=4)
+def wikipedia_sentences(min_words: int = 8, max_words: int = 20) -> tuple[str, ...]:
+    """Plain sentences of the Wikipedia sample, each once, sorted: a capital letter first, then only
+    letters, digits, spaces and ``, ; : ' ( ) -``, and one final ``.``, ``!`` or ``?``; between
+    ``min_words`` and ``max_words`` words (split on spaces). Sentences are cut after ``.``, ``!``,
+    ``?`` followed by a space, so an abbreviation ("Dr. Smith") can end one early; the rule about
+    characters drops most such fragments and every line with leftover markup. Cached per process.
+
+    >>> sents = wikipedia_sentences()
+    >>> len(sents) > 5000, all(8 <= len(s.split()) <= 20 for s in sents)
+    (True, True)
+    """
+    if not 1 <= min_words <= max_words:
+        raise ValueError(f"need 1 <= min_words <= max_words, got {min_words}, {max_words}")
+    found = set()
+    for _, text in wikipedia_articles():
+        for line in text.split("\n"):
+            for s in _SENTENCE_END.split(line.strip()):
+                if min_words <= len(s.split()) <= max_words and _PLAIN_SENTENCE.fullmatch(s):
+                    found.add(" ".join(s.split()))
+    return tuple(sorted(found))
+
+
 def wikipedia_tokens() -> list[list[str]]:
     """The Wikipedia sample as one token list per article (see :func:`tokenize`)."""
     return [tokenize(text) for _, text in wikipedia_articles()]

@@ -26,7 +26,7 @@ from .rnn import init_rnn, rnn_forward
 
 #: Pages (names of ``book/*.md`` without the suffix) that print wall-clock timings measured at build
 #: time. Their timing outputs differ from build to build; everything else in the book must not.
-TIMING_PAGES = ("bottlenecks", "production")
+TIMING_PAGES = ("bottlenecks", "production", "pretrained")
 
 
 def one_blas_thread(fn):
