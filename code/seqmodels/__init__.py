@@ -11,6 +11,7 @@ Models and their gradients:
 - ``seqmodels.lstm``: the LSTM cell (forget, input, candidate, output gates), forward and BPTT.
 - ``seqmodels.birnn``: bidirectional LSTMs and the ELMo-style bidirectional language model.
 - ``seqmodels.attention``: scaled dot-product and multi-head attention, stacks, KV-cache decoding.
+- ``seqmodels.blocks``: layer normalisation, the feed-forward layer, post- and pre-LN causal blocks.
 
 Words as vectors:
 
@@ -36,6 +37,7 @@ Experiments:
 - ``seqmodels.gradient_paths``: gradient norms by distance in time and by depth of a stack.
 - ``seqmodels.probe``: read-out probes and the experiment on what a fixed-size state holds.
 - ``seqmodels.comparison``: the five-model comparison table of the bottlenecks chapter.
+- ``seqmodels.serving``: published model shapes, KV-cache bytes, FLOPs and bytes per decoding step.
 
 ``seqmodels._checks`` (private) holds the input checks every module shares.
 
