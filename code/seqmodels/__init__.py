@@ -27,7 +27,7 @@ Shared machinery:
 - ``seqmodels.optim``: gradient-norm clipping and the Adam optimiser.
 - ``seqmodels.train``: training any recurrent layer with a classifier head on its final state.
 - ``seqmodels.projection``: PCA, for drawing high-dimensional vectors in 2-D.
-- ``seqmodels.plotting``: the book's matplotlib style and its drawn (not plotted) diagrams.
+- ``seqmodels.plotting``: the book's matplotlib style.
 
 Experiments:
 
