@@ -77,11 +77,11 @@ def token_uniformity(X) -> np.ndarray:
     r"""How far the positions of ``X`` (``([batch,] T, d)``) are from all being the same vector:
     ``||X - 1 xbar^T||_F / ||X||_F`` with ``xbar`` the mean over positions.
 
-    Scale-free: multiplying ``X`` by any number leaves it unchanged, so activations that grow cannot
+    Scale-free: multiplying ``X`` by any non-zero number leaves it unchanged, so activations that grow cannot
     pass for positions that stay different. 0 means every position holds the same vector (a rank-one
     ``X``, the "token uniformity" of Dong et al. 2021); for independent random positions it is near 1.
 
-    >>> token_uniformity(np.array([[1.0, 2.0], [1.0, 2.0]])), token_uniformity(np.array([[1.0], [-1.0]]))
+    >>> float(token_uniformity(np.array([[1.0, 2.0], [1.0, 2.0]]))), float(token_uniformity(np.array([[1.0], [-1.0]])))
     (0.0, 1.0)
     """
     X = np.asarray(X, dtype=float)

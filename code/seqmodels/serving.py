@@ -5,7 +5,7 @@ step reads, the FLOPs it does, and their ratio (arithmetic intensity).
   models, from the papers and released configurations cited in each entry;
 - :func:`kv_cache_bytes`: the KV cache of one sequence, per token or for ``t`` tokens;
 - :func:`weight_count`: the parameters implied by a shape (a check of the shape against the
-  model's published size);
+  model's published size), and :func:`weights_read`, those a decoding step reads in full;
 - :func:`decode_step_cost`, :func:`prefill_cost`: FLOPs and bytes read of one decoding step at
   context ``t`` and of reading a prompt of ``n`` tokens, and :func:`arithmetic_intensity`.
 
@@ -107,15 +107,26 @@ def weight_count(shape: ModelShape) -> int:
     return shape.n_layers * _per_layer_weights(shape) + embeddings
 
 
+def weights_read(shape: ModelShape) -> int:
+    """Parameters a step reads in full: :func:`weight_count` less the input embedding table when it
+    is separate from the output matrix (``tied=False``), since a step looks up one row of it.
+
+    >>> s = MODEL_SHAPES["Llama-2-7B"]
+    >>> weight_count(s) - weights_read(s) == s.vocab * s.d_model
+    True
+    """
+    return weight_count(shape) - (0 if shape.tied else shape.vocab * shape.d_model)
+
+
 def decode_step_cost(shape: ModelShape, t: int, batch: int = 1) -> dict[str, float]:
     """FLOPs and bytes read by one decoding step of ``batch`` sequences, each with ``t`` tokens of
     context (the new one included).
 
-    - ``"weight_flops"``: ``2 * weight_count * batch`` (every weight multiplies each sequence's
-      one new vector; the embedding lookup is counted as a product, a small overcount);
+    - ``"weight_flops"``: ``2 * weights_read * batch`` (every matrix multiplies each sequence's
+      one new vector; an embedding lookup does no arithmetic);
     - ``"attention_flops"``: ``4 * n_layers * d_model * t * batch`` (scores and weighted sum over
       ``t`` cached positions, for every query head);
-    - ``"weight_bytes"``: every weight read once per step, whatever the batch;
+    - ``"weight_bytes"``: :func:`weights_read` read once per step, whatever the batch;
     - ``"cache_bytes"``: every sequence's keys and values read once, ``batch * kv_cache_bytes(t)``.
 
     >>> c = decode_step_cost(MODEL_SHAPES["Llama-2-7B"], t=1)
@@ -123,7 +134,7 @@ def decode_step_cost(shape: ModelShape, t: int, batch: int = 1) -> dict[str, flo
     1.0
     """
     t, batch = positive_int("t", t), positive_int("batch", batch)
-    n_weights = weight_count(shape)
+    n_weights = weights_read(shape)
     return {"weight_flops": 2.0 * n_weights * batch,
             "attention_flops": 4.0 * shape.n_layers * shape.d_model * t * batch,
             "weight_bytes": float(n_weights * shape.bytes_per_number),
@@ -133,7 +144,7 @@ def decode_step_cost(shape: ModelShape, t: int, batch: int = 1) -> dict[str, flo
 def prefill_cost(shape: ModelShape, n: int) -> dict[str, float]:
     """FLOPs and bytes of reading a prompt of ``n`` tokens in one causal pass (one sequence).
 
-    ``"weight_flops"``: ``2 * weight_count * n``; ``"attention_flops"``: ``4 * n_layers * d_model``
+    ``"weight_flops"``: ``2 * weights_read * n``; ``"attention_flops"``: ``4 * n_layers * d_model``
     times the ``n (n + 1) / 2`` query-key pairs a causal mask keeps; ``"weight_bytes"``: every
     weight read once; ``"cache_bytes"``: the cache of ``n`` tokens, written once.
 
@@ -142,7 +153,7 @@ def prefill_cost(shape: ModelShape, n: int) -> dict[str, float]:
     True
     """
     n = positive_int("n", n)
-    n_weights = weight_count(shape)
+    n_weights = weights_read(shape)
     return {"weight_flops": 2.0 * n_weights * n,
             "attention_flops": 4.0 * shape.n_layers * shape.d_model * n * (n + 1) / 2,
             "weight_bytes": float(n_weights * shape.bytes_per_number),
