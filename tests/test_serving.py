@@ -93,3 +93,10 @@ def test_blocks_reject_bad_input():
         layer_norm(np.full((2, 2), np.nan))
     with pytest.raises(ValueError, match=r"d_model must be an integer >= 1"):
         init_mlp(0, 0)
+
+
+def test_costs_reject_something_that_is_not_a_shape():
+    with pytest.raises(ValueError, match=r"shape must be a ModelShape"):
+        kv_cache_bytes("Llama-2-7B")
+    with pytest.raises(ValueError, match=r"cost must be a dict"):
+        arithmetic_intensity([1.0])

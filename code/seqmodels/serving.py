@@ -75,16 +75,27 @@ MODEL_SHAPES = {
 }
 
 
+def _as_shape(shape) -> ModelShape:
+    if not isinstance(shape, ModelShape):
+        raise ValueError(f"shape must be a ModelShape (see MODEL_SHAPES), got {type(shape).__name__}")
+    return shape
+
+
 def kv_cache_bytes(shape: ModelShape, t: int = 1) -> int:
     """Bytes of keys and values one sequence keeps after ``t`` tokens:
     ``2 (key and value) * n_layers * n_kv_heads * d_head * bytes_per_number * t``.
 
     The vLLM paper's example (Kwon et al. 2023, Section 3): OPT-13B keeps 800 KB per token.
 
+    Raises
+    ------
+    ValueError
+        If ``shape`` is not a :class:`ModelShape` or a count is not an integer >= 1.
+
     >>> kv_cache_bytes(MODEL_SHAPES["OPT-13B"]) / 2**10
     800.0
     """
-    t = positive_int("t", t)
+    shape, t = _as_shape(shape), positive_int("t", t)
     return 2 * shape.n_layers * shape.n_kv_heads * shape.d_head * shape.bytes_per_number * t
 
 
@@ -100,9 +111,15 @@ def weight_count(shape: ModelShape) -> int:
     embedding table (and a separate output matrix unless ``tied``). Norms, biases and learned
     positions (a few million at most) are left out.
 
+    Raises
+    ------
+    ValueError
+        If ``shape`` is not a :class:`ModelShape` or a count is not an integer >= 1.
+
     >>> round(weight_count(MODEL_SHAPES["Llama-2-7B"]) / 1e9, 2)
     6.74
     """
+    shape = _as_shape(shape)
     embeddings = shape.vocab * shape.d_model * (1 if shape.tied else 2)
     return shape.n_layers * _per_layer_weights(shape) + embeddings
 
@@ -111,10 +128,16 @@ def weights_read(shape: ModelShape) -> int:
     """Parameters a step reads in full: :func:`weight_count` less the input embedding table when it
     is separate from the output matrix (``tied=False``), since a step looks up one row of it.
 
+    Raises
+    ------
+    ValueError
+        If ``shape`` is not a :class:`ModelShape` or a count is not an integer >= 1.
+
     >>> s = MODEL_SHAPES["Llama-2-7B"]
     >>> weight_count(s) - weights_read(s) == s.vocab * s.d_model
     True
     """
+    shape = _as_shape(shape)
     return weight_count(shape) - (0 if shape.tied else shape.vocab * shape.d_model)
 
 
@@ -129,11 +152,16 @@ def decode_step_cost(shape: ModelShape, t: int, batch: int = 1) -> dict[str, flo
     - ``"weight_bytes"``: :func:`weights_read` read once per step, whatever the batch;
     - ``"cache_bytes"``: every sequence's keys and values read once, ``batch * kv_cache_bytes(t)``.
 
+    Raises
+    ------
+    ValueError
+        If ``shape`` is not a :class:`ModelShape` or a count is not an integer >= 1.
+
     >>> c = decode_step_cost(MODEL_SHAPES["Llama-2-7B"], t=1)
     >>> round((c["weight_flops"] + c["attention_flops"]) / (c["weight_bytes"] + c["cache_bytes"]), 2)
     1.0
     """
-    t, batch = positive_int("t", t), positive_int("batch", batch)
+    shape, t, batch = _as_shape(shape), positive_int("t", t), positive_int("batch", batch)
     n_weights = weights_read(shape)
     return {"weight_flops": 2.0 * n_weights * batch,
             "attention_flops": 4.0 * shape.n_layers * shape.d_model * t * batch,
@@ -148,11 +176,16 @@ def prefill_cost(shape: ModelShape, n: int) -> dict[str, float]:
     times the ``n (n + 1) / 2`` query-key pairs a causal mask keeps; ``"weight_bytes"``: every
     weight read once; ``"cache_bytes"``: the cache of ``n`` tokens, written once.
 
+    Raises
+    ------
+    ValueError
+        If ``shape`` is not a :class:`ModelShape` or a count is not an integer >= 1.
+
     >>> c = prefill_cost(MODEL_SHAPES["Llama-2-7B"], n=1)
     >>> c["weight_flops"] == decode_step_cost(MODEL_SHAPES["Llama-2-7B"], t=1)["weight_flops"]
     True
     """
-    n = positive_int("n", n)
+    shape, n = _as_shape(shape), positive_int("n", n)
     n_weights = weights_read(shape)
     return {"weight_flops": 2.0 * n_weights * n,
             "attention_flops": 4.0 * shape.n_layers * shape.d_model * n * (n + 1) / 2,
@@ -164,9 +197,18 @@ def arithmetic_intensity(cost: dict[str, float]) -> float:
     """FLOPs per byte moved, ``(weight_flops + attention_flops) / (weight_bytes + cache_bytes)``,
     for a dict from :func:`decode_step_cost` or :func:`prefill_cost`.
 
+    Raises
+    ------
+    ValueError
+        If ``cost`` is not a dict or moves no bytes.
+    KeyError
+        If ``cost`` lacks one of the four entries.
+
     >>> arithmetic_intensity({"weight_flops": 4.0, "attention_flops": 0.0, "weight_bytes": 2.0, "cache_bytes": 0.0})
     2.0
     """
+    if not isinstance(cost, dict):
+        raise ValueError(f"cost must be a dict from decode_step_cost or prefill_cost, got {type(cost).__name__}")
     missing = {"weight_flops", "attention_flops", "weight_bytes", "cache_bytes"} - set(cost)
     if missing:
         raise KeyError(f"cost must hold {sorted(missing)}")
