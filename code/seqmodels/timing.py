@@ -6,7 +6,7 @@ Everything else in the book is deterministic; the functions here whose names end
 
 - :func:`one_blas_thread`: run a function with matrix products on one thread (same sums on every
   machine, no contention on a busy one);
-- :func:`best_time`: the fastest of a few runs;
+- :func:`best_time`: the fastest of a few runs (interleaved across variants where several are compared);
 - :func:`sequential_timings`: one RNN, LSTM and attention layer over growing lengths;
 - :func:`kv_step_times`, :func:`kv_total_times`: causal decoding with and without a KV cache;
 - :func:`recurrence_costs`: the RNN loop split into interpreter floor, one sequence and a batch;
@@ -145,6 +145,22 @@ def sequential_timings(lengths, d: int, seed: int = 0, repeat: int = 5) -> dict[
     return {k: np.array(v) for k, v in out.items()}
 
 
+def _interleaved_best(fns: dict, repeat: int) -> dict[str, float]:
+    """The shortest of ``repeat`` wall-clock times of each function, the runs interleaved (one of
+    each per round), so a burst of load from other processes slows every variant alike instead of
+    all the runs of one; matrix products on one BLAS thread."""
+    if repeat < 1:
+        raise ValueError(f"repeat must be >= 1, got {repeat}")
+    best = {name: np.inf for name in fns}
+    with threadpool_limits(limits=1, user_api="blas"):
+        for _ in range(repeat):
+            for name, fn in fns.items():
+                start = time.perf_counter()
+                fn()
+                best[name] = min(best[name], time.perf_counter() - start)
+    return {name: float(t) for name, t in best.items()}
+
+
 def recurrence_costs(lengths, d: int = 64, d_floor: int = 2, batch: int = 64, seed: int = 0,
                      repeat: int = 3) -> dict[str, np.ndarray]:
     """What the time of the RNN loop (:func:`~seqmodels.rnn.rnn_forward`) is made of, per sequence.
@@ -177,10 +193,15 @@ def recurrence_costs(lengths, d: int = 64, d_floor: int = 2, batch: int = 64, se
         X, H = rng.normal(size=(n, d)), rng.normal(size=(n, d))
         Xf, Xb = rng.normal(size=(n, d_floor)), rng.normal(size=(n, batch, d))
         W_h, W_x, b = wide
-        out["floor"].append(best_time(lambda: rnn_forward(Xf, np.zeros(d_floor), *narrow), repeat))
-        out["one sequence"].append(best_time(lambda: rnn_forward(X, np.zeros(d), *wide), repeat))
-        out["batched"].append(best_time(lambda: rnn_forward(Xb, np.zeros((batch, d)), *wide), repeat) / batch)
-        out["one product"].append(best_time(lambda: np.tanh(H @ W_h.T + X @ W_x.T + b), repeat))
+        best = _interleaved_best({
+            "floor": lambda: rnn_forward(Xf, np.zeros(d_floor), *narrow),
+            "one sequence": lambda: rnn_forward(X, np.zeros(d), *wide),
+            "batched": lambda: rnn_forward(Xb, np.zeros((batch, d)), *wide),
+            "one product": lambda: np.tanh(H @ W_h.T + X @ W_x.T + b),
+        }, repeat)
+        best["batched"] /= batch
+        for key, value in best.items():
+            out[key].append(value)
     return {k: np.array(v) for k, v in out.items()}
 
 
@@ -214,10 +235,13 @@ def attention_split_times(lengths, d: int = 64, seed: int = 0, repeat: int = 3) 
             Q, K, V = X @ W_q, X @ W_k, X @ W_v
             return Q @ K.T / np.sqrt(d), A @ V
 
-        out["products"].append(best_time(products, repeat))
-        out["mask and softmax"].append(best_time(lambda: softmax(np.where(causal_mask(n), S, -np.inf), axis=-1),
-                                                 repeat))
-        out["total"].append(best_time(lambda: self_attention(X, W_q, W_k, W_v, causal=True), repeat))
+        best = _interleaved_best({
+            "products": products,
+            "mask and softmax": lambda: softmax(np.where(causal_mask(n), S, -np.inf), axis=-1),
+            "total": lambda: self_attention(X, W_q, W_k, W_v, causal=True),
+        }, repeat)
+        for key, value in best.items():
+            out[key].append(value)
     return {k: np.array(v) for k, v in out.items()}
 
 
@@ -249,6 +273,8 @@ def prefill_decode_times(lengths, d_model: int = 256, n_layers: int = 2, vocab_s
     prompt = rng.integers(0, vocab_size, size=max(lengths))
     out: dict[str, list[float]] = {"prefill": [], "decode": []}
     for n in lengths:
-        out["prefill"].append(best_time(lambda: generate(prompt[:n], 0, E, layers, W_unembed), repeat))
-        out["decode"].append(best_time(lambda: generate(prompt[:1], n - 1, E, layers, W_unembed), repeat))
+        best = _interleaved_best({"prefill": lambda: generate(prompt[:n], 0, E, layers, W_unembed),
+                                  "decode": lambda: generate(prompt[:1], n - 1, E, layers, W_unembed)}, repeat)
+        for key, value in best.items():
+            out[key].append(value)
     return {k: np.array(v) for k, v in out.items()}
