@@ -6,10 +6,11 @@ Everything else in the book is deterministic; the functions here whose names end
 
 - :func:`one_blas_thread`: run a function with matrix products on one thread (same sums on every
   machine, no contention on a busy one);
-- :func:`best_time`: the fastest of a few runs (interleaved across variants where several are compared);
+- :func:`best_time`: the fastest of a few runs, in wall time;
 - :func:`sequential_timings`: one RNN, LSTM and attention layer over growing lengths;
 - :func:`kv_step_times`, :func:`kv_total_times`: causal decoding with and without a KV cache;
-- :func:`recurrence_costs`: the RNN loop split into interpreter floor, one sequence and a batch;
+- :func:`recurrence_costs`: the RNN loop split into interpreter floor, one sequence and a batch
+  (this and the next two compare variants in CPU time, their runs interleaved);
 - :func:`attention_split_times`: causal attention's matrix products against its mask and softmax;
 - :func:`prefill_decode_times`: :func:`~seqmodels.attention.generate` reading a prompt in one pass
   against producing the same number of tokens one at a time.
@@ -146,27 +147,31 @@ def sequential_timings(lengths, d: int, seed: int = 0, repeat: int = 5) -> dict[
 
 
 def _interleaved_best(fns: dict, repeat: int) -> dict[str, float]:
-    """The shortest of ``repeat`` wall-clock times of each function, the runs interleaved (one of
-    each per round), so a burst of load from other processes slows every variant alike instead of
-    all the runs of one; matrix products on one BLAS thread."""
+    """The shortest of ``repeat`` times of each function, in seconds of this process's CPU time
+    (:func:`time.process_time`), the runs interleaved (one of each per round).
+
+    On one BLAS thread, CPU time is the wall time the code would take on an idle machine; unlike
+    wall time it does not count the time the process waits while other processes hold the cores,
+    so comparisons between variants survive a busy machine. Interleaving makes what load remains
+    (caches and memory bandwidth shared with other processes) slow every variant alike."""
     if repeat < 1:
         raise ValueError(f"repeat must be >= 1, got {repeat}")
     best = {name: np.inf for name in fns}
     with threadpool_limits(limits=1, user_api="blas"):
         for _ in range(repeat):
             for name, fn in fns.items():
-                start = time.perf_counter()
+                start = time.process_time()
                 fn()
-                best[name] = min(best[name], time.perf_counter() - start)
+                best[name] = min(best[name], time.process_time() - start)
     return {name: float(t) for name, t in best.items()}
 
 
-def recurrence_costs(lengths, d: int = 64, d_floor: int = 2, batch: int = 64, seed: int = 0,
+def recurrence_costs(lengths, d: int = 64, d_floor: int = 2, batch: int = 16, seed: int = 0,
                      repeat: int = 3) -> dict[str, np.ndarray]:
     """What the time of the RNN loop (:func:`~seqmodels.rnn.rnn_forward`) is made of, per sequence.
 
-    For each ``n`` in ``lengths``, in seconds per sequence of ``n`` tokens (best of ``repeat``, one
-    BLAS thread):
+    For each ``n`` in ``lengths``, in CPU seconds per sequence of ``n`` tokens (best of ``repeat``
+    interleaved runs, one BLAS thread; see :func:`_interleaved_best`):
 
     - ``"floor"``: the same loop at width ``d_floor`` (almost no arithmetic: the cost of ``n``
       Python-level steps and their numpy calls);
@@ -214,7 +219,8 @@ def attention_split_times(lengths, d: int = 64, seed: int = 0, repeat: int = 3) 
       putting ``-inf`` above the diagonal and the softmax of every row (no FLOPs counted for it);
     - ``"total"``: :func:`~seqmodels.attention.self_attention` with ``causal=True``, the two together.
 
-    Seconds, best of ``repeat`` runs on one BLAS thread; arrays of shape ``(len(lengths),)``.
+    CPU seconds, best of ``repeat`` interleaved runs on one BLAS thread; arrays of shape
+    ``(len(lengths),)``.
 
     Raises
     ------
@@ -255,8 +261,8 @@ def prefill_decode_times(lengths, d_model: int = 256, n_layers: int = 2, vocab_s
     - ``"decode"``: ``generate(prompt[:1], n - 1, ...)``: the same number of positions, all but the
       first produced by a decoding step of one position each.
 
-    Random weights (a toy model: the computation's shape is the point). Seconds, best of ``repeat``
-    on one BLAS thread; arrays of shape ``(len(lengths),)``.
+    Random weights (a toy model: the computation's shape is the point). CPU seconds, best of
+    ``repeat`` interleaved runs on one BLAS thread; arrays of shape ``(len(lengths),)``.
 
     Raises
     ------
