@@ -11,11 +11,13 @@ from hypothesis import given, settings, strategies as st
 from seqmodels.attention import init_attention, self_attention
 from seqmodels.comparison import comparison_table
 from seqmodels.complexity import MODELS, critical_path, dependency_graph, layer_flops, max_path_length
-from seqmodels.gradient_paths import depth_experiment, gradient_by_distance
+from seqmodels.gradient_paths import DEPTH_ARMS, depth_arms, gradient_by_distance, token_uniformity
+from seqmodels.probe import (count_probe, count_r2, final_states, linear_probe, next_token_leak, positions_recovered,
+                             state_probe)
+from seqmodels.timing import (TIMING_PAGES, attention_split_times, best_time, kv_step_times, kv_total_times,
+                              prefill_decode_times, recurrence_costs, sequential_timings)
 from seqmodels.lstm import init_lstm
-from seqmodels.probe import final_states, linear_probe, next_token_leak, positions_recovered, state_probe
 from seqmodels.rnn import init_rnn
-from seqmodels.timing import TIMING_PAGES, best_time, kv_step_times, kv_total_times, sequential_timings
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
 
@@ -110,10 +112,29 @@ def test_gradient_by_distance_shapes_and_orders():
     assert g["attention"][1:].max() / g["attention"][1:].min() < 10
 
 
-def test_depth_experiment_collapses_and_grows():
-    r = depth_experiment([1, 8], T=8, d=16, n_draws=2)
-    assert r["pure"]["spread"][1] < r["pure"]["spread"][0]
-    assert r["residual"]["output_norm"][1] > r["residual"]["output_norm"][0]
+def test_depth_arms_pure_collapses_and_pre_ln_holds():
+    r = depth_arms(max_depth=12, T=8, d=16, seeds=(0, 1))
+    assert set(r) == set(DEPTH_ARMS)
+    for parts in r.values():
+        assert parts["uniformity"].shape == (2, 13) and parts["norm"].shape == (2, 13)
+    assert np.all(r["pure attention"]["uniformity"][:, -1] < 1e-2 * r["pure attention"]["uniformity"][:, 0])
+    assert np.all(r["residual, pre-LN"]["uniformity"][:, -1] > r["pure attention"]["uniformity"][:, -1])
+    assert np.all(r["residual"]["norm"][:, -1] > r["residual"]["norm"][:, 0])
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.floats(1e-3, 1e3), st.integers(0, 100))
+def test_token_uniformity_is_scale_free(scale, seed):
+    X = np.random.default_rng(seed).normal(size=(5, 3))
+    assert np.isclose(token_uniformity(scale * X), token_uniformity(X), rtol=1e-9)
+    assert token_uniformity(np.ones((4, 3)) * X[0]) < 1e-12
+
+
+def test_count_probe_is_flat_and_lstm_holds_counts():
+    acc = count_probe(T=12, vocab_size=4, n_train=600, n_test=400)
+    assert acc.shape == (12,) and acc.max() - acc.min() < 0.15 and acc.mean() > 0.3
+    assert count_r2("LSTM", 32, first=6, T=12, vocab_size=4, n_train=600, n_test=400) > \
+        count_r2("RNN", 32, first=6, T=12, vocab_size=4, n_train=600, n_test=400)
 
 
 def test_comparison_table_deterministic_columns():
@@ -123,8 +144,9 @@ def test_comparison_table_deterministic_columns():
     for model in MODELS:
         for key in ("steps", "path", "accuracy", "memory_per_token"):
             assert t1[model][key] == t2[model][key], (model, key)
-        assert t1[model]["time_ms"] > 0
+        assert t1[model]["time_ms"] is None or t1[model]["time_ms"] > 0
     assert t1["RNN"]["memory_per_token"] == 8 / 32 and t1["Transformer self-attention"]["memory_per_token"] == 16
+    assert t1["Word2Vec"]["time_ms"] is None
 
 
 def test_best_time_is_the_fastest_run_on_one_blas_thread(monkeypatch):
@@ -144,10 +166,14 @@ def test_best_time_is_the_fastest_run_on_one_blas_thread(monkeypatch):
 def test_timing_functions_return_one_time_per_length():
     steps = kv_step_times([1, 4], d_model=4, n_layers=2, repeat=1)
     totals = kv_total_times([2, 3], d_model=4, repeat=1)
-    seq = sequential_timings([4, 8], d=4, repeat=1)
-    assert sorted(steps) == sorted(totals) == ["cache", "no_cache"]
-    assert sorted(seq) == sorted(["RNN", "LSTM", "attention", "RNN work, one product"])
-    assert all(a.shape == (2,) for a in [*steps.values(), *totals.values(), *seq.values()])
+    seq = sequential_timings([4], d=4, repeat=1)
+    rec = recurrence_costs([3], d=4, batch=2, repeat=1)
+    split = attention_split_times([3], d=4, repeat=1)
+    gen = prefill_decode_times([2, 3], d_model=4, vocab_size=5, repeat=1)
+    assert set(rec) == {"floor", "one sequence", "batched", "one product"} and set(gen) == {"prefill", "decode"}
+    for arr in (list(steps.values()) + list(totals.values()) + list(seq.values()) + list(rec.values())
+                + list(split.values()) + list(gen.values())):
+        assert np.all(arr > 0)
 
 
 def test_bad_input():
@@ -177,5 +203,15 @@ def test_bad_input():
         linear_probe(S, y, S, y + 5, 2)
     with pytest.raises(KeyError, match=r"model must be one of \('Word2Vec', 'RNN', 'LSTM', 'Bi-LSTM'\), got 'GRU'"):
         final_states("GRU", np.zeros((3, 2, 4)), 4)
+    with pytest.raises(ValueError, match=r"lengths\[0\] must be an integer >= 2"):
+        prefill_decode_times([1], d_model=4)
+    with pytest.raises(ValueError, match=r"batch must be an integer >= 1"):
+        recurrence_costs([4], batch=0)
+    with pytest.raises(ValueError, match=r"first must be an integer in \[1, T=4\]"):
+        count_r2("RNN", 4, first=5, T=4)
+    with pytest.raises(ValueError, match=r"arms must be names from DEPTH_ARMS"):
+        depth_arms(arms=("residual", "dense"))
+    with pytest.raises(ValueError, match=r"X must have shape \(\[batch,\] T, d\) with T >= 2"):
+        token_uniformity(np.ones((1, 3)))
     with pytest.raises(ValueError, match=r"T\ must\ be\ an\ integer\ >=\ 2,\ got\ 1"):
         gradient_by_distance(T=1)

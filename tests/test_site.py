@@ -92,8 +92,8 @@ REQUIRED_FIGURES = {
     "rnn": ["fig-rnn-trajectories", "fig-rnn-gradient-decay"],
     "lstm": ["fig-lstm-gates", "fig-lstm-highway", "fig-lstm-delay"],
     "bidirectional": ["fig-bidir-bank"],
-    "bottlenecks": ["fig-sequential-time", "fig-gradient-distance", "fig-state-probe", "fig-bottleneck-remedy"],
-    "production": ["fig-kv-step"],
+    "bottlenecks": ["fig-sequential-time", "fig-gradient-distance", "fig-state-probe", "fig-attention-depth"],
+    "production": ["fig-kv-step", "fig-prefill-decode", "fig-decode-bytes"],
     "pretrained": ["fig-pretrained-contextuality", "fig-pretrained-attention"],
 }
 

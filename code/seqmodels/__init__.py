@@ -12,6 +12,7 @@ Models and their gradients:
 - ``seqmodels.birnn``: bidirectional LSTMs and the ELMo-style bidirectional language model.
 - ``seqmodels.attention``: scaled dot-product and multi-head attention, stacks, KV-cache decoding.
 - ``seqmodels.pretrained``: all-MiniLM-L6-v2, a pretrained 6-layer Transformer encoder, run in numpy.
+- ``seqmodels.blocks``: layer normalisation, the feed-forward layer, post- and pre-LN causal blocks.
 
 Words as vectors:
 
@@ -27,7 +28,7 @@ Shared machinery:
 - ``seqmodels.optim``: gradient-norm clipping and the Adam optimiser.
 - ``seqmodels.train``: training any recurrent layer with a classifier head on its final state.
 - ``seqmodels.projection``: PCA, for drawing high-dimensional vectors in 2-D.
-- ``seqmodels.plotting``: the book's matplotlib style and its drawn (not plotted) diagrams.
+- ``seqmodels.plotting``: the book's matplotlib style.
 
 Experiments:
 
@@ -37,6 +38,7 @@ Experiments:
 - ``seqmodels.gradient_paths``: gradient norms by distance in time and by depth of a stack.
 - ``seqmodels.probe``: read-out probes and the experiment on what a fixed-size state holds.
 - ``seqmodels.comparison``: the five-model comparison table of the bottlenecks chapter.
+- ``seqmodels.serving``: published model shapes, KV-cache bytes, FLOPs and bytes per decoding step.
 
 ``seqmodels._checks`` (private) holds the input checks every module shares.
 

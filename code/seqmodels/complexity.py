@@ -27,16 +27,22 @@ def layer_flops(model: str, n: int, d: int) -> float:
 
     - ``"RNN"``: ``2 n d (d + d)``, the input and the recurrent product at every step;
     - ``"LSTM"``: ``2 n (4d) (2d)``, one product of ``[x_t, h_{t-1}]`` with the ``(4d, 2d)`` gate matrix;
-    - ``"attention"``: ``6 n d^2`` for ``Q, K, V`` plus ``4 n^2 d`` for ``Q K^T`` and ``A V``.
+    - ``"attention"``: ``6 n d^2`` for ``Q, K, V`` plus ``4 n^2 d`` for ``Q K^T`` and ``A V``;
+    - ``"Transformer layer"``: what Vaswani et al. (2017) stack, attention with its output projection
+      ``W_O`` (``2 n d^2`` more) and the feed-forward layer of width ``4d`` (``16 n d^2``):
+      ``24 n d^2 + 4 n^2 d``.
+
+    Elementwise work (softmax, mask, activations, normalisation) is not counted.
 
     Raises ``KeyError`` for an unknown ``model``, ``ValueError`` unless ``n`` and ``d`` are integers >= 1.
 
     >>> layer_flops("RNN", 10, 4), layer_flops("attention", 10, 4)
     (640.0, 2560.0)
     """
-    one_of("model", model, ("RNN", "LSTM", "attention"))
+    one_of("model", model, ("RNN", "LSTM", "attention", "Transformer layer"))
     n, d = float(positive_int("n", n)), float(positive_int("d", d))
-    counts = {"RNN": 4 * n * d**2, "LSTM": 16 * n * d**2, "attention": 6 * n * d**2 + 4 * n**2 * d}
+    counts = {"RNN": 4 * n * d**2, "LSTM": 16 * n * d**2, "attention": 6 * n * d**2 + 4 * n**2 * d,
+              "Transformer layer": 24 * n * d**2 + 4 * n**2 * d}
     return counts[model]
 
 

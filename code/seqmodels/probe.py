@@ -14,7 +14,9 @@ A probe is fitted on the vectors of training examples and scored on held-out one
 What a fixed-size state holds (the bottlenecks chapter): :func:`token_sequences` draws random
 tokens, :func:`final_states` runs each model over them, :func:`attention_read` reads them back
 through one attention head, and :func:`state_probe` and :func:`positions_recovered` measure how many
-earlier tokens a read-out recovers; :func:`next_token_leak` shows what an unmasked layer leaks.
+earlier tokens a read-out recovers; :func:`count_probe` is the baseline that knows only how often
+each symbol occurred (no order), and :func:`count_r2` measures how much of such counts a state holds;
+:func:`next_token_leak` shows what an unmasked layer leaks.
 
 Labels are integers ``0 .. n_classes - 1``; ties go to the smaller label. Both probes are
 functions of the test vector: equal test rows get the same prediction by construction, because the
@@ -27,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import as_float_array, as_ids, as_int_list, finite_float, one_of, positive_int
+from ._checks import as_float_array, positive_int
 from .attention import init_attention, self_attention, sinusoidal_positions
 from .birnn import bilstm_forward
 from .lstm import init_lstm, lstm_forward
@@ -353,3 +356,68 @@ def next_token_leak(T: int = 12, d: int = 32, vocab_size: int = 8, n_seq: int = 
         out[name] = float(linear_probe(feats[:cut], nxt[:cut], feats[cut:], nxt[cut:], vocab_size)[0])
     out["chance"] = 1.0 / vocab_size
     return out
+
+
+def count_probe(T: int = 30, vocab_size: int = 8, n_train: int = 1000, n_test: int = 500,
+                seed: int = 0) -> np.ndarray:
+    """The state probe's order-free baseline: read every position back from symbol counts alone.
+
+    The features of a sequence are how many times each of the ``vocab_size`` symbols occurs in it
+    (``vocab_size`` numbers, no order at all); :func:`linear_probe` is trained on them to recover
+    the token at every position, on the same sequences as :func:`state_probe` with the same
+    ``seed``. Whatever this scores is not memory of any position.
+
+    Returns
+    -------
+    ndarray of shape (T,): accuracy for the token ``k`` positions before the last.
+
+    Raises
+    ------
+    ValueError
+        If a size is not an integer >= 1 (``vocab_size`` >= 2).
+
+    >>> acc = count_probe(T=6, vocab_size=2, n_train=200, n_test=100)
+    >>> acc.shape, bool(acc.min() > 0.5)
+    ((6,), True)
+    """
+    T, n_train, n_test = positive_int("T", T), positive_int("n_train", n_train), positive_int("n_test", n_test)
+    vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
+    tokens, xs = token_sequences(n_train + n_test, T, vocab_size, seed)
+    counts = xs.sum(axis=0)  # (N, vocab): symbol counts of every sequence
+    train, test = slice(0, n_train), slice(n_train, None)
+    return linear_probe(counts[train], tokens[train], counts[test], tokens[test], vocab_size)[::-1]
+
+
+@one_blas_thread
+def count_r2(model: str, d_hidden: int, first: int, T: int = 30, vocab_size: int = 8, n_train: int = 1000,
+             n_test: int = 500, seed: int = 0, ridge: float = 1e-3) -> float:
+    """Held-out R^2 of a linear read-out of symbol counts over the first ``first`` positions from the
+    final representation of ``model`` (:func:`final_states`), on the sequences of :func:`state_probe`.
+
+    1 means the state holds how often each symbol occurred early in the sequence, whatever the
+    order; 0 or below means a read-out does no better than predicting the mean counts.
+
+    Raises
+    ------
+    ValueError
+        If ``first`` is not an integer in ``[1, T]`` or a size is not an integer >= 1.
+    KeyError
+        If ``model`` is not one of :func:`final_states`' models.
+
+    >>> count_r2("LSTM", 16, first=2, T=4, vocab_size=3, n_train=200, n_test=100) > 0.5
+    True
+    """
+    T, first = positive_int("T", T), positive_int("first", first)
+    if first > T:
+        raise ValueError(f"first must be an integer in [1, T={T}], got {first}")
+    d_hidden, n_train, n_test = (positive_int("d_hidden", d_hidden), positive_int("n_train", n_train),
+                                 positive_int("n_test", n_test))
+    vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
+    tokens, xs = token_sequences(n_train + n_test, T, vocab_size, seed)
+    S = final_states(model, xs, d_hidden, seed=seed)
+    Y = xs[:first].sum(axis=0)  # (N, vocab): counts over the first positions
+    A = np.hstack([S, np.ones((len(S), 1))])
+    W = np.linalg.solve(A[:n_train].T @ A[:n_train] + ridge * np.eye(A.shape[1]), A[:n_train].T @ Y[:n_train])
+    residual = Y[n_train:] - A[n_train:] @ W
+    spread = Y[n_train:] - Y[n_train:].mean(axis=0)
+    return float(1.0 - (residual**2).sum() / (spread**2).sum())

@@ -6,9 +6,14 @@ Everything else in the book is deterministic; the functions here whose names end
 
 - :func:`one_blas_thread`: run a function with matrix products on one thread (same sums on every
   machine, no contention on a busy one);
-- :func:`best_time`: the fastest of a few runs;
+- :func:`best_time`: the fastest of a few runs, in wall time;
 - :func:`sequential_timings`: one RNN, LSTM and attention layer over growing lengths;
-- :func:`kv_step_times`, :func:`kv_total_times`: causal decoding with and without a KV cache.
+- :func:`kv_step_times`, :func:`kv_total_times`: causal decoding with and without a KV cache;
+- :func:`recurrence_costs`: the RNN loop split into interpreter floor, one sequence and a batch
+  (this and the next two compare variants in CPU time, their runs interleaved);
+- :func:`attention_split_times`: causal attention's matrix products against its mask and softmax;
+- :func:`prefill_decode_times`: :func:`~seqmodels.attention.generate` reading a prompt in one pass
+  against producing the same number of tokens one at a time.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_int_list, positive_int
-from .attention import KVCache, decode, decode_step, decode_step_without_cache, init_attention, self_attention
+from .attention import (KVCache, causal_mask, decode, decode_step, decode_step_without_cache, generate,
+                        init_attention, self_attention)
+from .numeric import softmax
 from .lstm import init_lstm, lstm_forward
 from .rnn import init_rnn, rnn_forward
 
@@ -152,4 +159,144 @@ def sequential_timings(lengths, d: int, seed: int = 0, repeat: int = 5) -> dict[
         out["LSTM"].append(best_time(lambda: lstm_forward(X, h0, h0, W, b_lstm), repeat))
         out["attention"].append(best_time(lambda: self_attention(X, W_q, W_k, W_v, causal=True), repeat))
         out["RNN work, one product"].append(best_time(lambda: np.tanh(H @ W_h.T + X @ W_x.T + b), repeat))
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def _interleaved_best(fns: dict, repeat: int) -> dict[str, float]:
+    """The shortest of ``repeat`` times of each function, in seconds of this process's CPU time
+    (:func:`time.process_time`), the runs interleaved (one of each per round).
+
+    On one BLAS thread, CPU time is the wall time the code would take on an idle machine; unlike
+    wall time it does not count the time the process waits while other processes hold the cores,
+    so comparisons between variants survive a busy machine. Interleaving makes what load remains
+    (caches and memory bandwidth shared with other processes) slow every variant alike."""
+    if repeat < 1:
+        raise ValueError(f"repeat must be >= 1, got {repeat}")
+    best = {name: np.inf for name in fns}
+    with threadpool_limits(limits=1, user_api="blas"):
+        for _ in range(repeat):
+            for name, fn in fns.items():
+                start = time.process_time()
+                fn()
+                best[name] = min(best[name], time.process_time() - start)
+    return {name: float(t) for name, t in best.items()}
+
+
+def recurrence_costs(lengths, d: int = 64, d_floor: int = 2, batch: int = 16, seed: int = 0,
+                     repeat: int = 3) -> dict[str, np.ndarray]:
+    """What the time of the RNN loop (:func:`~seqmodels.rnn.rnn_forward`) is made of, per sequence.
+
+    For each ``n`` in ``lengths``, in CPU seconds per sequence of ``n`` tokens (best of ``repeat``
+    interleaved runs, one BLAS thread; see :func:`_interleaved_best`):
+
+    - ``"floor"``: the same loop at width ``d_floor`` (almost no arithmetic: the cost of ``n``
+      Python-level steps and their numpy calls);
+    - ``"one sequence"``: the loop at width ``d``, batch 1;
+    - ``"batched"``: the loop at width ``d`` over ``batch`` sequences at once, divided by ``batch``
+      (the same number of steps, each a matrix-matrix product instead of a matrix-vector one);
+    - ``"one product"``: the RNN's arithmetic for one sequence, ``tanh(H W_h^T + X W_x^T + b)``, as
+      two large products, as if every state were known in advance.
+
+    Arrays of shape ``(len(lengths),)``.
+
+    Raises
+    ------
+    ValueError
+        If ``lengths`` is not a non-empty list of integers >= 1, or a size is not an integer >= 1.
+    """
+    lengths = as_int_list("lengths", lengths)
+    d, d_floor, batch = positive_int("d", d), positive_int("d_floor", d_floor), positive_int("batch", batch)
+    rng = np.random.default_rng(seed)
+    wide = init_rnn(d, d, rng, spectral_radius=0.9)
+    narrow = init_rnn(d_floor, d_floor, rng, spectral_radius=0.9)
+    out: dict[str, list[float]] = {"floor": [], "one sequence": [], "batched": [], "one product": []}
+    for n in lengths:
+        X, H = rng.normal(size=(n, d)), rng.normal(size=(n, d))
+        Xf, Xb = rng.normal(size=(n, d_floor)), rng.normal(size=(n, batch, d))
+        W_h, W_x, b = wide
+        best = _interleaved_best({
+            "floor": lambda: rnn_forward(Xf, np.zeros(d_floor), *narrow),
+            "one sequence": lambda: rnn_forward(X, np.zeros(d), *wide),
+            "batched": lambda: rnn_forward(Xb, np.zeros((batch, d)), *wide),
+            "one product": lambda: np.tanh(H @ W_h.T + X @ W_x.T + b),
+        }, repeat)
+        best["batched"] /= batch
+        for key, value in best.items():
+            out[key].append(value)
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def attention_split_times(lengths, d: int = 64, seed: int = 0, repeat: int = 3) -> dict[str, np.ndarray]:
+    """Causal self-attention over ``n`` tokens of width ``d``, timed in two parts, for each ``n``.
+
+    - ``"products"``: the matrix products, ``Q, K, V = X W_q, X W_k, X W_v``, ``S = Q K^T / sqrt(d)``
+      and ``A V`` (the FLOPs that :func:`~seqmodels.complexity.layer_flops` counts);
+    - ``"mask and softmax"``: the elementwise ``O(n^2)`` work between them, building the causal mask,
+      putting ``-inf`` above the diagonal and the softmax of every row (no FLOPs counted for it);
+    - ``"total"``: :func:`~seqmodels.attention.self_attention` with ``causal=True``, the two together.
+
+    CPU seconds, best of ``repeat`` interleaved runs on one BLAS thread; arrays of shape
+    ``(len(lengths),)``.
+
+    Raises
+    ------
+    ValueError
+        If ``lengths`` is not a non-empty list of integers >= 1, or ``d`` is not an integer >= 1.
+    """
+    lengths = as_int_list("lengths", lengths)
+    d = positive_int("d", d)
+    rng = np.random.default_rng(seed)
+    W_q, W_k, W_v = init_attention(d, d, d, rng)
+    out: dict[str, list[float]] = {"products": [], "mask and softmax": [], "total": []}
+    for n in lengths:
+        X = rng.normal(size=(n, d))
+        S = (X @ W_q) @ (X @ W_k).T / np.sqrt(d)
+        A = softmax(np.where(causal_mask(n), S, -np.inf), axis=-1)
+
+        def products():
+            Q, K, V = X @ W_q, X @ W_k, X @ W_v
+            return Q @ K.T / np.sqrt(d), A @ V
+
+        best = _interleaved_best({
+            "products": products,
+            "mask and softmax": lambda: softmax(np.where(causal_mask(n), S, -np.inf), axis=-1),
+            "total": lambda: self_attention(X, W_q, W_k, W_v, causal=True),
+        }, repeat)
+        for key, value in best.items():
+            out[key].append(value)
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def prefill_decode_times(lengths, d_model: int = 256, n_layers: int = 2, vocab_size: int = 512, seed: int = 0,
+                         repeat: int = 3) -> dict[str, np.ndarray]:
+    """Reading ``n`` tokens at once against producing ``n`` tokens one at a time, with
+    :func:`~seqmodels.attention.generate` and its KV cache, for each ``n`` in ``lengths``.
+
+    - ``"prefill"``: ``generate(prompt, 0, ...)`` with a prompt of ``n`` tokens: one causal pass per
+      layer over all ``n`` positions, keys and values kept;
+    - ``"decode"``: ``generate(prompt[:1], n - 1, ...)``: the same number of positions, all but the
+      first produced by a decoding step of one position each.
+
+    Random weights (a toy model: the computation's shape is the point). CPU seconds, best of
+    ``repeat`` interleaved runs on one BLAS thread; arrays of shape ``(len(lengths),)``.
+
+    Raises
+    ------
+    ValueError
+        If ``lengths`` is not a non-empty list of integers >= 2, or a size is not an integer >= 1.
+    """
+    lengths = as_int_list("lengths", lengths, minimum=2)
+    d_model, n_layers = positive_int("d_model", d_model), positive_int("n_layers", n_layers)
+    vocab_size = positive_int("vocab_size", vocab_size)
+    rng = np.random.default_rng(seed)
+    E = rng.normal(size=(vocab_size, d_model))
+    W_unembed = rng.normal(size=(d_model, vocab_size))
+    layers = [init_attention(d_model, d_model, d_model, rng) for _ in range(n_layers)]
+    prompt = rng.integers(0, vocab_size, size=max(lengths))
+    out: dict[str, list[float]] = {"prefill": [], "decode": []}
+    for n in lengths:
+        best = _interleaved_best({"prefill": lambda: generate(prompt[:n], 0, E, layers, W_unembed),
+                                  "decode": lambda: generate(prompt[:1], n - 1, E, layers, W_unembed)}, repeat)
+        for key, value in best.items():
+            out[key].append(value)
     return {k: np.array(v) for k, v in out.items()}
