@@ -86,7 +86,6 @@ VOCAB = word2vec.build_vocabulary([["a", "b", "a", "c"]], min_count=1)
 XS = np.random.default_rng(3).normal(size=(5, 2, 3))  # (T, batch, d_in)
 RNN_PARAMS = train.init_classifier(train.RNN, 3, 2, 4, 0)
 SENT = senses.make_corpus().train[0]
-FACTS = dict.fromkeys(("sequential", "gradient", "state", "parallel", "path", "access", "price"), "x")
 GRAPH = complexity.dependency_graph("RNN", 3)
 
 
@@ -430,12 +429,6 @@ case("gradient_paths.gradient_by_distance", "d 2.5", "d", lambda: gradient_paths
 case("gradient_paths.gradient_by_distance", "n_draws 0", "n_draws", lambda: gradient_paths.gradient_by_distance(n_draws=0))
 case("gradient_paths.gradient_by_distance", "spectral_radius NaN", "spectral_radius",
      lambda: gradient_paths.gradient_by_distance(T=4, d=2, spectral_radius=NAN))
-case("gradient_paths.depth_experiment", "no depths", "depths", lambda: gradient_paths.depth_experiment([]))
-case("gradient_paths.depth_experiment", "depth 0", "depths", lambda: gradient_paths.depth_experiment([0, 1]))
-case("gradient_paths.depth_experiment", "n_draws 0 (used to give NaN)", "n_draws",
-     lambda: gradient_paths.depth_experiment([1], n_draws=0))
-case("gradient_paths.depth_experiment", "T 1 (no spread across one position)", "T",
-     lambda: gradient_paths.depth_experiment([1], T=1))
 
 # probe
 _X, _Y = np.array([[0.0, 0.0], [0.0, 2.0], [4.0, 0.0], [4.0, 2.0]]), np.array([0, 0, 1, 1])
@@ -507,9 +500,6 @@ case("projection.pca", "NaN X", "X", lambda: projection.pca(_X * NAN))
 
 # plotting
 case("plotting.use_book_style", "unknown format", "figure_format", lambda: plotting.use_book_style("bmp"))
-case("plotting.draw_remedies", "a fact missing", "facts",
-     lambda: plotting.draw_remedies(plt.figure().add_subplot(), {"sequential": "x"}), KeyError)
-case("plotting.draw_remedies", "ax not an Axes", "ax", lambda: plotting.draw_remedies(None, FACTS))
 
 # senses
 case("senses.Sentence", "unknown cue", "cue", lambda: senses.Sentence(("the", "bank"), None, "middle"))
