@@ -11,6 +11,7 @@ Models and their gradients:
 - ``seqmodels.lstm``: the LSTM cell (forget, input, candidate, output gates), forward and BPTT.
 - ``seqmodels.birnn``: bidirectional LSTMs and the ELMo-style bidirectional language model.
 - ``seqmodels.attention``: scaled dot-product and multi-head attention, stacks, KV-cache decoding.
+- ``seqmodels.charlm``: a character-level RNN language model (truncated BPTT) and n-gram baselines.
 
 Words as vectors:
 
@@ -27,6 +28,7 @@ Shared machinery:
 - ``seqmodels.train``: training any recurrent layer with a classifier head on its final state.
 - ``seqmodels.projection``: PCA, for drawing high-dimensional vectors in 2-D.
 - ``seqmodels.plotting``: the book's matplotlib style and its drawn (not plotted) diagrams.
+- ``seqmodels.diagrams``: unrolled recurrent networks (the three shapes of use, shared weights).
 
 Experiments:
 
