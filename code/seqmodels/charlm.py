@@ -233,7 +233,7 @@ def bits_per_char(params, ids, *, batch: int = 16, chunk: int = 256) -> float:
         loss, _, h = _forward_loss(params, piece, h)
         total += loss * (piece.shape[0] - 1) * batch
         count += (piece.shape[0] - 1) * batch
-    return total / count / np.log(2)
+    return float(total / count / np.log(2))
 
 
 def _forward_loss(params, ids, h0):
