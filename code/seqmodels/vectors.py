@@ -301,7 +301,7 @@ def analogy_accuracy_by(emb: WordVectors, questions: Sequence[tuple[str, str, st
 
     >>> import numpy as np
     >>> emb = WordVectors(["man", "woman", "king", "queen"],
-    ...                   np.array([[1.0, 0, 0], [1, 1, 0], [1, 0, 1], [1, 1, 1]]))
+    ...                   np.array([[1.0, 0, 0, 0], [1, 0.3, 0, 0], [1, 0, 1, 0], [1, 0.3, 1, 0.6]]))
     >>> q = [("man", "woman", "king", "queen")]
     >>> analogy_accuracy_by(emb, q, method="3CosMul").correct
     1
