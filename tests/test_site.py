@@ -89,7 +89,7 @@ def test_math_is_served_locally(site):
 # The figures each issue asked for, by name; every figure of the book is checked below as well.
 REQUIRED_FIGURES = {
     "embeddings": ["fig-sgns-loss", "fig-glove-geometry"],
-    "rnn": ["fig-rnn-trajectories", "fig-rnn-gradient-decay"],
+    "rnn": ["fig-rnn-shapes", "fig-rnn-trajectories", "fig-rnn-unrolled", "fig-rnn-gradient-decay", "fig-rnn-lm-loss"],
     "lstm": ["fig-lstm-gates", "fig-lstm-highway", "fig-lstm-delay"],
     "bidirectional": ["fig-bidir-bank"],
     "bottlenecks": ["fig-sequential-time", "fig-gradient-distance", "fig-state-probe", "fig-attention-depth"],

@@ -13,6 +13,7 @@ Models and their gradients:
 - ``seqmodels.attention``: scaled dot-product and multi-head attention, stacks, KV-cache decoding.
 - ``seqmodels.pretrained``: all-MiniLM-L6-v2, a pretrained 6-layer Transformer encoder, run in numpy.
 - ``seqmodels.blocks``: layer normalisation, the feed-forward layer, post- and pre-LN causal blocks.
+- ``seqmodels.charlm``: a character-level RNN language model (truncated BPTT) and n-gram baselines.
 
 Words as vectors:
 
@@ -29,6 +30,7 @@ Shared machinery:
 - ``seqmodels.train``: training any recurrent layer with a classifier head on its final state.
 - ``seqmodels.projection``: PCA, for drawing high-dimensional vectors in 2-D.
 - ``seqmodels.plotting``: the book's matplotlib style.
+- ``seqmodels.diagrams``: unrolled recurrent networks (the three shapes of use, shared weights).
 
 Experiments:
 

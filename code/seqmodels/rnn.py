@@ -261,14 +261,18 @@ def init_rnn(d_in: int, d_hidden: int, rng, *, spectral_radius: float, input_sca
 
 
 def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, input_scale: float = 0.1,
-                   n_sequences: int = 20, seed: int = 0, linear: bool = False) -> np.ndarray:
+                   n_sequences: int = 20, seed: int = 0, linear: bool = False,
+                   burn_in: int = 0) -> np.ndarray:
     """How fast ``||dh_T/dh_{T-k}||`` shrinks or grows with the distance ``k``, per spectral radius.
 
     For every radius in ``radii`` and each of ``n_sequences`` seeded draws (weights from
     :func:`init_rnn` and a Gaussian input sequence) the spectral norms from
     :func:`state_jacobian_norms` are averaged in log space (a geometric mean, because the norms
     span many orders of magnitude). With ``linear=True`` the tanh is dropped, so the Jacobian is
-    ``W_h`` itself and the product is the matrix power ``W_h^k``.
+    ``W_h`` itself and the product is the matrix power ``W_h^k``. With ``burn_in > 0`` every
+    network first reads ``burn_in`` further random inputs from ``h = 0``, and the ``T`` measured
+    steps start from the state they leave (the stationary regime rather than the transient from
+    ``h0 = 0``).
 
     Returns
     -------
@@ -291,6 +295,8 @@ def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, inp
         raise ValueError(f"radii must be a non-empty list of spectral radii >= 0, got {radii!r}")
     radii = [finite_float(f"radii[{i}]", r, low=0) for i, r in enumerate(radii)]
     input_scale = finite_float("input_scale", input_scale, low=0)
+    if isinstance(burn_in, bool) or not isinstance(burn_in, (int, np.integer)) or burn_in < 0:
+        raise ValueError(f"burn_in must be an integer >= 0, got {burn_in!r}")
     out = np.empty((len(radii), T))
     for i, radius in enumerate(radii):
         logs = np.zeros(T)
@@ -303,8 +309,10 @@ def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, inp
                     P = P @ W_h
                     norms[k] = np.linalg.norm(P, 2)
             else:
-                xs = rng.normal(size=(T, d_in))
-                norms = state_jacobian_norms(xs, np.zeros(d_hidden), W_h, W_x, b)
+                xs = rng.normal(size=(burn_in + T, d_in))
+                h_start = _forward(xs[:burn_in], np.zeros(d_hidden), W_h, W_x, b)[-1] if burn_in \
+                    else np.zeros(d_hidden)
+                norms = state_jacobian_norms(xs[burn_in:], h_start, W_h, W_x, b)
             logs += np.log(norms)
         out[i] = np.exp(logs / n_sequences)
     return out

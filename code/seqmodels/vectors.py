@@ -6,7 +6,8 @@ either vector is zero.
 
 **Search.** :class:`WordVectors` holds words and one vector per word (trained by
 :mod:`seqmodels.word2vec` or read by :mod:`seqmodels.glove`); :func:`nearest`, :func:`analogy`,
-:func:`analogy_rank` and :func:`analogy_accuracy` search it by cosine similarity.
+:func:`analogy_rank`, :func:`analogy_accuracy` and :func:`analogy_accuracy_by` (3CosAdd or 3CosMul)
+search it by cosine similarity.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ._checks import as_float_array, as_ids, check_shape, positive_int
+from ._checks import as_float_array, as_ids, check_shape, one_of, positive_int
 
 
 def one_hot(indices, vocab_size: int) -> np.ndarray:
@@ -382,5 +383,69 @@ def analogy_accuracy(emb: WordVectors, questions: Sequence[tuple[str, str, str, 
         scores = target @ cand.T  # (q, n); the target's length does not change the argmax
         r = np.arange(a.size)
         scores[r, a] = scores[r, b] = scores[r, c] = -np.inf
+        correct += int((scores.argmax(axis=1) == d).sum())
+    return AnalogyScore(correct, len(idx), skipped)
+
+
+ANALOGY_METHODS = ("3CosAdd", "3CosMul")
+
+
+def analogy_accuracy_by(emb: WordVectors, questions: Sequence[tuple[str, str, str, str]], *,
+                        method: str = "3CosAdd", exclude_inputs: bool = True,
+                        restrict_vocab: int | None = None, batch_size: int = 256) -> AnalogyScore:
+    """Analogy accuracy under a chosen rule, with or without leaving out the three input words.
+
+    ``3CosAdd`` (Mikolov et al. 2013c) ranks ``d`` by ``cos(d, b) - cos(d, a) + cos(d, c)``, which
+    orders candidates as the cosine with ``b^ - a^ + c^`` does (:func:`analogy_accuracy`).
+    ``3CosMul`` (Levy & Goldberg 2014, CoNLL) ranks by ``cos'(d, b) cos'(d, c) / (cos'(d, a) + 1e-3)``
+    with every cosine shifted to ``[0, 1]``, ``cos' = (cos + 1) / 2``, so that no single large
+    similarity dominates the sum. With ``exclude_inputs=False`` the inputs ``a, b, c`` may be
+    returned (Linzen 2016 shows how often they would be). Questions with a word outside the
+    searched vocabulary are skipped and counted, as in :func:`analogy_accuracy`.
+
+    Raises
+    ------
+    KeyError
+        an unknown ``method`` (one of :data:`ANALOGY_METHODS`).
+    ValueError
+        a question that is not a 4-tuple, a bad ``restrict_vocab`` or ``batch_size``.
+
+    >>> import numpy as np
+    >>> emb = WordVectors(["man", "woman", "king", "queen"],
+    ...                   np.array([[1.0, 0, 0, 0], [1, 0.3, 0, 0], [1, 0, 1, 0], [1, 0.3, 1, 0.6]]))
+    >>> q = [("man", "woman", "king", "queen")]
+    >>> analogy_accuracy_by(emb, q, method="3CosMul").correct
+    1
+    >>> analogy_accuracy_by(emb, q, exclude_inputs=False).correct  # without exclusion: 'king' wins
+    0
+    """
+    one_of("method", method, ANALOGY_METHODS)
+    batch_size = positive_int("batch_size", batch_size)
+    cand = _candidates(emb, restrict_vocab)
+    n = cand.shape[0]
+    rows, skipped = [], 0
+    for q in questions:
+        if len(q) != 4:
+            raise ValueError(f"questions must be 4-tuples (a, b, c, d), got {q!r}")
+        ids = [emb._ids.get(w.lower(), n) for w in q]
+        if max(ids) >= n:
+            skipped += 1
+        else:
+            rows.append(ids)
+    if not rows:
+        return AnalogyScore(0, 0, skipped)
+    idx = np.array(rows)  # (Q, 4)
+    U = emb.unit
+    correct = 0
+    for s in range(0, len(idx), batch_size):
+        a, b, c, d = idx[s:s + batch_size].T  # each (q,)
+        cos_a, cos_b, cos_c = (U[w] @ cand.T for w in (a, b, c))  # each (q, n)
+        if method == "3CosAdd":
+            scores = cos_b - cos_a + cos_c
+        else:
+            scores = ((cos_b + 1) / 2) * ((cos_c + 1) / 2) / ((cos_a + 1) / 2 + 1e-3)
+        if exclude_inputs:
+            r = np.arange(a.size)
+            scores[r, a] = scores[r, b] = scores[r, c] = -np.inf
         correct += int((scores.argmax(axis=1) == d).sum())
     return AnalogyScore(correct, len(idx), skipped)
