@@ -27,8 +27,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 import seqmodels  # noqa: E402
 from seqmodels import (attention, birnn, comparison, complexity, corpus, delay, gradient_paths, lstm,  # noqa: E402
-                       numeric, optim, plotting, probe, projection, rnn, senses, timing, train, vectors,
-                       word2vec)
+                       numeric, optim, plotting, pretrained, probe, projection, rnn, senses, timing, train,
+                       vectors, word2vec)
 
 NAN, INF = float("nan"), float("inf")
 TIME_LIMIT = 30  # seconds per case; every case should fail in well under one
@@ -70,6 +70,13 @@ NO_INPUT = {
     "word2vec.SGNSResult": "record returned by train_sgns",
     "delay.DelayResult": "record returned by delay_experiment",
     "senses.Corpus": "record returned by make_corpus",
+    "pretrained.Encoding": "record returned by MiniLM.encode",
+    "pretrained.load_minilm": "takes no arguments",
+    "pretrained.model_zip_path": "takes no arguments",
+    "pretrained.BertConfig.n_parameters": "takes no arguments",
+    "pretrained.MiniLM.n_parameters": "takes no arguments",
+    # Exception classes are raised by the package, not called with a reader's input.
+    "pretrained.ModelFilesError": "exception raised when the model's files are missing or altered",
 }
 
 # --- small valid arguments ---------------------------------------------------------------------
@@ -520,6 +527,123 @@ case("corpus.package_data_path", "no such distribution", "distribution",
 case("corpus.strip_wiki_markup", "bytes", "text", lambda: corpus.strip_wiki_markup(b"[[a]]"))
 case("corpus.tokenize", "None", "text", lambda: corpus.tokenize(None))
 case("corpus.tokenize", "a token list", "text", lambda: corpus.tokenize(["the", "bank"]))
+case("corpus.wikipedia_sentences", "min_words 0", "min_words", lambda: corpus.wikipedia_sentences(0))
+case("corpus.wikipedia_sentences", "max_words 2.5", "max_words", lambda: corpus.wikipedia_sentences(3, 2.5))
+case("corpus.wikipedia_sentences", "min_words above max_words", "min_words",
+     lambda: corpus.wikipedia_sentences(9, 8))
+
+# pretrained (the model is loaded once, lazily, by the cases that need it)
+CFG = dict(vocab=30, d_model=8, n_layers=1, n_heads=2, d_ff=16, max_positions=6, n_types=2, eps=1e-12)
+BERT_JSON = {"vocab_size": 30, "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2,
+             "intermediate_size": 16, "max_position_embeddings": 6, "type_vocab_size": 2,
+             "layer_norm_eps": 1e-12, "hidden_act": "gelu"}
+X8 = np.random.default_rng(4).normal(size=(1, 3, 8)).astype(np.float32)
+W8, Z8, MASK3 = np.eye(8, dtype=np.float32), np.zeros(8, np.float32), np.ones((1, 3), bool)
+
+
+def _mha(**change):
+    args = dict(X=X8, W_q=W8, b_q=Z8, W_k=W8, b_k=Z8, W_v=W8, b_v=Z8, W_o=W8, b_o=Z8, key_mask=MASK3,
+                n_heads=2)
+    return pretrained.masked_multi_head_attention(**{**args, **change})
+
+
+def _enc():  # a valid encoding (float32 squares of tiny activations underflow to 0, harmlessly)
+    with np.errstate(under="ignore"):
+        return pretrained.load_minilm().encode(["the river bank", "a bank"])
+
+
+def _zip_path(tmp_name: str, files: dict) -> str:
+    import tempfile
+    import zipfile
+    path = f"{tempfile.mkdtemp()}/{tmp_name}"
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return path
+
+
+case("pretrained.BertConfig", "d_model 2.5", "d_model", lambda: pretrained.BertConfig(**{**CFG, "d_model": 2.5}))
+case("pretrained.BertConfig", "n_heads not dividing d_model", "n_heads",
+     lambda: pretrained.BertConfig(**{**CFG, "n_heads": 3}))
+case("pretrained.BertConfig", "eps NaN", "eps", lambda: pretrained.BertConfig(**{**CFG, "eps": NAN}))
+case("pretrained.BertConfig", "n_layers 0", "n_layers", lambda: pretrained.BertConfig(**{**CFG, "n_layers": 0}))
+case("pretrained.BertConfig.flops_per_token", "T 0", "T", lambda: pretrained.BertConfig(**CFG).flops_per_token(0))
+case("pretrained.BertConfig.flops_per_token", "T 2.5", "T", lambda: pretrained.BertConfig(**CFG).flops_per_token(2.5))
+case("pretrained.BertConfig.flops_per_token", "T beyond max_positions", "T",
+     lambda: pretrained.BertConfig(**CFG).flops_per_token(7))
+case("pretrained.BertConfig.from_json", "a JSON string", "config",
+     lambda: pretrained.BertConfig.from_json('{"vocab_size": 30}'))
+case("pretrained.BertConfig.from_json", "no hidden_size", "hidden_size",
+     lambda: pretrained.BertConfig.from_json({k: v for k, v in BERT_JSON.items() if k != "hidden_size"}), KeyError)
+case("pretrained.BertConfig.from_json", "hidden_act relu", "config",
+     lambda: pretrained.BertConfig.from_json({**BERT_JSON, "hidden_act": "relu"}))
+case("pretrained.BertConfig.from_json", "layer_norm_eps NaN", "eps",
+     lambda: pretrained.BertConfig.from_json({**BERT_JSON, "layer_norm_eps": NAN}))
+case("pretrained.read_model_files", "path a number", "path", lambda: pretrained.read_model_files(3))
+case("pretrained.read_model_files", "no such file", "path", lambda: pretrained.read_model_files("/nonexistent/model.zip"))
+case("pretrained.read_model_files", "a zip without the weights", "path",
+     lambda: pretrained.read_model_files(_zip_path("model.zip", {"config.json": b"{}"})))
+case("pretrained.read_model_files", "altered tokenizer.json", "path",
+     lambda: pretrained.read_model_files(_zip_path("model.zip", {
+         **pretrained.read_model_files(), "tokenizer.json": b"{}"})))
+case("pretrained.layer_norm", "g of another width", "g", lambda: pretrained.layer_norm(X8, np.ones(7), Z8, 1e-12))
+case("pretrained.layer_norm", "NaN x", "x", lambda: pretrained.layer_norm([[NAN, 1.0]], np.ones(2), np.zeros(2), 1e-12))
+case("pretrained.layer_norm", "eps 0", "eps", lambda: pretrained.layer_norm(X8, np.ones(8), Z8, 0.0))
+case("pretrained.layer_norm", "empty x", "x", lambda: pretrained.layer_norm(np.zeros((2, 0)), np.ones(0), np.zeros(0), 1e-12))
+case("pretrained.gelu", "NaN", "x", lambda: pretrained.gelu([0.0, NAN]))
+case("pretrained.gelu", "object dtype", "x", lambda: pretrained.gelu(np.array([1, "a"], dtype=object)))
+case("pretrained.dense", "W of another input width", "W", lambda: pretrained.dense(X8, np.ones((7, 4)), np.zeros(4)))
+case("pretrained.dense", "b of the wrong length", "b", lambda: pretrained.dense(X8, np.ones((8, 4)), np.zeros(3)))
+case("pretrained.dense", "inf x", "x", lambda: pretrained.dense([[INF, 0.0]], np.ones((2, 2)), np.zeros(2)))
+case("pretrained.dense", "1-D W", "W", lambda: pretrained.dense(X8, np.ones(8), np.zeros(1)))
+case("pretrained.masked_multi_head_attention", "NaN X", "X", lambda: _mha(X=np.full((1, 3, 8), NAN, np.float32)))
+case("pretrained.masked_multi_head_attention", "W_k of another width", "W_k", lambda: _mha(W_k=np.eye(7)))
+case("pretrained.masked_multi_head_attention", "b_o of the wrong length", "b_o", lambda: _mha(b_o=np.zeros(7)))
+case("pretrained.masked_multi_head_attention", "a row of padding only", "key_mask",
+     lambda: _mha(key_mask=np.zeros((1, 3), bool)))
+case("pretrained.masked_multi_head_attention", "int key_mask", "key_mask", lambda: _mha(key_mask=np.ones((1, 3), int)))
+case("pretrained.masked_multi_head_attention", "n_heads 3 of d_model 8", "n_heads", lambda: _mha(n_heads=3))
+case("pretrained.masked_multi_head_attention", "2-D X", "X", lambda: _mha(X=X8[0]))
+case("pretrained.masked_multi_head_attention", "zero batch", "X", lambda: _mha(X=X8[:0], key_mask=MASK3[:0]))
+case("pretrained.MiniLM", "files a list", "files", lambda: pretrained.MiniLM([b"{}"]))
+case("pretrained.MiniLM", "no tokenizer.json", "files",
+     lambda: pretrained.MiniLM({"config.json": b"{}", "model.safetensors": b""}), KeyError)
+case("pretrained.MiniLM", "str instead of bytes", "files",
+     lambda: pretrained.MiniLM({"config.json": "{}", "model.safetensors": b"", "tokenizer.json": b""}))
+case("pretrained.MiniLM.tokenize", "empty sentence", "sentences", lambda: pretrained.load_minilm().tokenize(""))
+case("pretrained.MiniLM.tokenize", "a number in the batch", "sentences[1]",
+     lambda: pretrained.load_minilm().tokenize(["a bank", 3]))
+case("pretrained.MiniLM.tokenize", "bytes", "sentences", lambda: pretrained.load_minilm().tokenize(b"a bank"))
+case("pretrained.MiniLM.tokenize", "truncate a string", "truncate",
+     lambda: pretrained.load_minilm().tokenize("a bank", truncate="yes"))
+case("pretrained.MiniLM.encode", "no sentences", "sentences", lambda: pretrained.load_minilm().encode([]))
+case("pretrained.MiniLM.encode", "an empty member", "sentences[1]", lambda: pretrained.load_minilm().encode(["a", " "]))
+case("pretrained.MiniLM.encode", "longer than 512 positions", "sentences",
+     lambda: pretrained.load_minilm().encode("bank " * 600))
+case("pretrained.MiniLM.encode", "only a control character", "sentences",
+     lambda: pretrained.load_minilm().encode("\x00"))
+case("pretrained.MiniLM.encode", "batch_size 0", "batch_size", lambda: pretrained.load_minilm().encode("a", batch_size=0))
+case("pretrained.MiniLM.encode", "attentions None", "attentions",
+     lambda: pretrained.load_minilm().encode("a", attentions=None))
+case("pretrained.MiniLM.forward", "negative id", "ids",
+     lambda: pretrained.load_minilm().forward(np.array([[101, -1]]), np.ones((1, 2), bool)))
+case("pretrained.MiniLM.forward", "float ids", "ids",
+     lambda: pretrained.load_minilm().forward(np.array([[101.0, 102.0]]), np.ones((1, 2), bool)))
+case("pretrained.MiniLM.forward", "1-D ids", "ids",
+     lambda: pretrained.load_minilm().forward(np.array([101, 102]), np.ones(2, bool)))
+case("pretrained.MiniLM.forward", "id beyond the vocabulary", "ids",
+     lambda: pretrained.load_minilm().forward(np.array([[101, 30522]]), np.ones((1, 2), bool)))
+case("pretrained.MiniLM.forward", "513 positions", "ids",
+     lambda: pretrained.load_minilm().forward(np.full((1, 513), 101), np.ones((1, 513), bool)))
+case("pretrained.MiniLM.forward", "mask of another shape", "mask",
+     lambda: pretrained.load_minilm().forward(np.array([[101, 102]]), np.ones((1, 3), bool)))
+case("pretrained.MiniLM.forward", "a row of padding only", "mask",
+     lambda: pretrained.load_minilm().forward(np.array([[101, 102]]), np.zeros((1, 2), bool)))
+case("pretrained.Encoding.states", "b beyond the batch", "b", lambda: _enc().states(2))
+case("pretrained.Encoding.states", "b 0.5", "b", lambda: _enc().states(0.5))
+case("pretrained.Encoding.token_index", "inside a word", "char_start", lambda: _enc().token_index(0, 1), KeyError)
+case("pretrained.Encoding.token_index", "beyond the sentence", "char_start", lambda: _enc().token_index(1, 40))
+case("pretrained.Encoding.token_index", "negative b", "b", lambda: _enc().token_index(-1, 0))
 
 # vectors
 case("vectors.one_hot", "float indices", "indices", lambda: vectors.one_hot([0.0, 1.0], 3))
@@ -618,9 +742,11 @@ def test_every_public_callable_has_a_bad_input_case():
     assert not missing, f"public callables without a bad-input case in tests/test_bad_input.py: {missing}"
     stale = sorted((covered | set(NO_INPUT)) - set(found))
     assert not stale, f"cases for callables that no longer exist: {stale}"
-    for name in NO_INPUT:  # an exemption must be a record or take no argument but self
+    for name in NO_INPUT:  # an exemption must be a record, an exception class or take no argument but self
         obj = found[name]
-        if inspect.isclass(obj):
+        if inspect.isclass(obj) and issubclass(obj, BaseException):
+            assert "exception" in NO_INPUT[name], name
+        elif inspect.isclass(obj):
             assert dataclasses.is_dataclass(obj) and "record" in NO_INPUT[name], name
         elif NO_INPUT[name] == "takes no arguments":
             params = [p for p in inspect.signature(obj).parameters.values() if p.name != "self"]

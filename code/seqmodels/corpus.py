@@ -23,6 +23,8 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
+from ._checks import positive_int
+
 WIKI_FILE = "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
 ANALOGY_FILE = "questions-words.txt"
 
@@ -163,12 +165,20 @@ def wikipedia_sentences(min_words: int = 8, max_words: int = 20) -> tuple[str, .
     ``?`` followed by a space, so an abbreviation ("Dr. Smith") can end one early; the rule about
     characters drops most such fragments and every line with leftover markup. Cached per process.
 
+    Raises
+    ------
+    ValueError
+        ``min_words`` or ``max_words`` not an integer >= 1, or ``min_words > max_words``; the
+        message names the argument.
+
     >>> sents = wikipedia_sentences()
     >>> len(sents) > 5000, all(8 <= len(s.split()) <= 20 for s in sents)
     (True, True)
     """
-    if not 1 <= min_words <= max_words:
-        raise ValueError(f"need 1 <= min_words <= max_words, got {min_words}, {max_words}")
+    positive_int("min_words", min_words)
+    positive_int("max_words", max_words)
+    if min_words > max_words:
+        raise ValueError(f"min_words must be at most max_words, got min_words={min_words}, max_words={max_words}")
     found = set()
     for _, text in wikipedia_articles():
         for line in text.split("\n"):

