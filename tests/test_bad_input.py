@@ -615,6 +615,8 @@ case("blocks.layer_norm", "NaN", "X", lambda: blocks.layer_norm([[0.0, NAN]]))
 case("blocks.layer_norm", "no features", "X", lambda: blocks.layer_norm(np.zeros((2, 0))))
 case("blocks.layer_norm", "eps 0 on a constant row (used to be 0 / 0)", "eps", lambda: blocks.layer_norm([[2.0, 2.0]], eps=0.0))
 case("blocks.layer_norm", "eps NaN", "eps", lambda: blocks.layer_norm([[1.0, 2.0]], eps=NAN))
+case("blocks.layer_norm", "eps negative (used to give NaN on a constant row)", "eps",
+     lambda: blocks.layer_norm([[2.0, 2.0]], eps=-1e-5))
 case("blocks.layer_norm", "object dtype", "X", lambda: blocks.layer_norm(np.array([[1, "a"]], dtype=object)))
 case("blocks.init_mlp", "d_model 0", "d_model", lambda: blocks.init_mlp(0, 0))
 case("blocks.init_mlp", "expansion 2.5", "expansion", lambda: blocks.init_mlp(4, 0, expansion=2.5))

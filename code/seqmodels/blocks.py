@@ -31,18 +31,21 @@ def layer_norm(X, eps: float = 1e-5) -> np.ndarray:
     ------
     ValueError
         If ``X`` is not a finite array with at least one feature, or ``eps`` is not a finite
-        number > 0 (with ``eps = 0`` a constant vector would divide 0 by 0).
+        number >= 0 (or is 0 while a vector of ``X`` is constant: that would divide 0 by 0).
 
     >>> layer_norm(np.array([[1.0, 3.0], [2.0, 2.0]])).round(3)
     array([[-1.,  1.],
            [ 0.,  0.]])
     """
     X = as_float_array("X", X, ndims=(1, 2, 3))
-    eps = finite_float("eps", eps, low=0, low_open=True)
+    eps = finite_float("eps", eps, low=0)
     if X.shape[-1] == 0:
         raise ValueError(f"X must have at least one feature, got shape {X.shape}")
     mean = X.mean(axis=-1, keepdims=True)
-    return (X - mean) / np.sqrt(X.var(axis=-1, keepdims=True) + eps)
+    var = X.var(axis=-1, keepdims=True)
+    if eps == 0 and not np.all(var > 0):
+        raise ValueError("eps must be > 0 when a vector of X is constant (its variance is 0)")
+    return (X - mean) / np.sqrt(var + eps)
 
 
 def init_mlp(d_model: int, rng, *, expansion: int = 4) -> tuple[np.ndarray, np.ndarray]:
