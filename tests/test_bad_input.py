@@ -26,9 +26,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import seqmodels  # noqa: E402
-from seqmodels import (attention, birnn, comparison, complexity, corpus, delay, gradient_paths, lstm,  # noqa: E402
-                       numeric, optim, plotting, pretrained, probe, projection, rnn, senses, timing, train,
-                       vectors, word2vec)
+from seqmodels import (attention, birnn, blocks, charlm, comparison, complexity, corpus, delay,  # noqa: E402
+                       diagrams, gradient_paths, lstm, numeric, optim, plotting, pretrained, probe, projection,
+                       rnn, senses, serving, timing, train, vectors, word2vec)
 
 NAN, INF = float("nan"), float("inf")
 TIME_LIMIT = 30  # seconds per case; every case should fail in well under one
@@ -77,6 +77,7 @@ NO_INPUT = {
     "pretrained.MiniLM.n_parameters": "takes no arguments",
     # Exception classes are raised by the package, not called with a reader's input.
     "pretrained.ModelFilesError": "exception raised when the model's files are missing or altered",
+    "charlm.CharLMResult": "record returned by train_charlm",
 }
 
 # --- small valid arguments ---------------------------------------------------------------------
@@ -730,6 +731,185 @@ case("word2vec.SGNSConfig", "window 2.5", "window", lambda: word2vec.SGNSConfig(
 case("word2vec.SGNSConfig", "negative seed", "seed", lambda: word2vec.SGNSConfig(seed=-1))
 case("word2vec.train_sgns", "empty corpus", "documents", lambda: word2vec.train_sgns([]))
 case("word2vec.train_sgns", "config a dict", "config", lambda: word2vec.train_sgns([["a", "b"]], {"dim": 4}))
+
+
+# blocks
+_BLK = blocks.init_blocks(1, 4, 0)
+case("blocks.layer_norm", "NaN", "X", lambda: blocks.layer_norm([[0.0, NAN]]))
+case("blocks.layer_norm", "no features", "X", lambda: blocks.layer_norm(np.zeros((2, 0))))
+case("blocks.layer_norm", "eps 0 on a constant row (used to be 0 / 0)", "eps", lambda: blocks.layer_norm([[2.0, 2.0]], eps=0.0))
+case("blocks.layer_norm", "eps NaN", "eps", lambda: blocks.layer_norm([[1.0, 2.0]], eps=NAN))
+case("blocks.layer_norm", "eps negative (used to give NaN on a constant row)", "eps",
+     lambda: blocks.layer_norm([[2.0, 2.0]], eps=-1e-5))
+case("blocks.layer_norm", "object dtype", "X", lambda: blocks.layer_norm(np.array([[1, "a"]], dtype=object)))
+case("blocks.init_mlp", "d_model 0", "d_model", lambda: blocks.init_mlp(0, 0))
+case("blocks.init_mlp", "expansion 2.5", "expansion", lambda: blocks.init_mlp(4, 0, expansion=2.5))
+case("blocks.init_mlp", "rng a string", "rng", lambda: blocks.init_mlp(4, "rng"))
+case("blocks.mlp", "W_1 of another width", "W_1", lambda: blocks.mlp(np.ones((2, 3)), np.eye(4), np.eye(4)))
+case("blocks.mlp", "W_2 of another shape", "W_2", lambda: blocks.mlp(np.ones((2, 3)), np.eye(3), np.eye(2)))
+case("blocks.mlp", "inf X", "X", lambda: blocks.mlp([[INF, 0.0, 0.0]], np.eye(3), np.eye(3)))
+case("blocks.init_blocks", "n_blocks 0", "n_blocks", lambda: blocks.init_blocks(0, 4, 0))
+case("blocks.init_blocks", "d_model 2.5", "d_model", lambda: blocks.init_blocks(1, 2.5, 0))
+case("blocks.init_blocks", "negative seed", "rng", lambda: blocks.init_blocks(1, 4, -1))
+case("blocks.block_stack_states", "unknown norm", "norm", lambda: blocks.block_stack_states(np.ones((3, 4)), _BLK, norm="mid"))
+case("blocks.block_stack_states", "residual=False with a norm", "residual",
+     lambda: blocks.block_stack_states(np.ones((3, 4)), _BLK, residual=False, norm="pre"))
+case("blocks.block_stack_states", "a block of 4 arrays", "blocks",
+     lambda: blocks.block_stack_states(np.ones((3, 4)), [_BLK[0][:4]]))
+case("blocks.block_stack_states", "1-D X", "X", lambda: blocks.block_stack_states(np.ones(4), _BLK))
+case("blocks.block_stack_states", "NaN X", "X", lambda: blocks.block_stack_states(np.full((3, 4), NAN), _BLK))
+
+# serving
+_SHAPE = serving.MODEL_SHAPES["OPT-13B"]
+_SHAPE_ARGS = dict(name="m", n_layers=2, d_model=8, n_heads=2, n_kv_heads=2, d_head=4, d_ff=16, vocab=10,
+                   gated=False, tied=True, published_params=1e3, max_context=16, source="x")
+case("serving.ModelShape", "d_model 0", "d_model", lambda: serving.ModelShape(**{**_SHAPE_ARGS, "d_model": 0}))
+case("serving.ModelShape", "n_kv_heads not dividing n_heads", "n_kv_heads",
+     lambda: serving.ModelShape(**{**_SHAPE_ARGS, "n_kv_heads": 3}))
+case("serving.ModelShape", "n_heads * d_head != d_model", "d_head", lambda: serving.ModelShape(**{**_SHAPE_ARGS, "d_head": 3}))
+case("serving.ModelShape", "n_layers 2.5", "n_layers", lambda: serving.ModelShape(**{**_SHAPE_ARGS, "n_layers": 2.5}))
+case("serving.ModelShape", "published_params NaN", "published_params",
+     lambda: serving.ModelShape(**{**_SHAPE_ARGS, "published_params": NAN}))
+case("serving.kv_cache_bytes", "t 0", "t", lambda: serving.kv_cache_bytes(_SHAPE, 0))
+case("serving.kv_cache_bytes", "shape a name", "shape", lambda: serving.kv_cache_bytes("OPT-13B"))
+case("serving.weight_count", "shape a dict", "shape", lambda: serving.weight_count({"d_model": 8}))
+case("serving.weights_read", "shape None", "shape", lambda: serving.weights_read(None))
+case("serving.decode_step_cost", "batch 0", "batch", lambda: serving.decode_step_cost(_SHAPE, 4, batch=0))
+case("serving.decode_step_cost", "t 2.5", "t", lambda: serving.decode_step_cost(_SHAPE, 2.5))
+case("serving.prefill_cost", "n 0", "n", lambda: serving.prefill_cost(_SHAPE, 0))
+case("serving.prefill_cost", "shape a name", "shape", lambda: serving.prefill_cost("OPT-13B", 4))
+_COST = {"weight_flops": 4.0, "attention_flops": 0.0, "weight_bytes": 2.0, "cache_bytes": 0.0}
+case("serving.arithmetic_intensity", "a missing entry", "cost",
+     lambda: serving.arithmetic_intensity({"weight_flops": 4.0}), KeyError)
+case("serving.arithmetic_intensity", "no bytes moved", "cost",
+     lambda: serving.arithmetic_intensity({**_COST, "weight_bytes": 0.0}))
+case("serving.arithmetic_intensity", "NaN FLOPs (used to return NaN)", "weight_flops",
+     lambda: serving.arithmetic_intensity({**_COST, "weight_flops": NAN}))
+case("serving.arithmetic_intensity", "a list", "cost", lambda: serving.arithmetic_intensity([4.0, 0.0, 2.0, 0.0]))
+
+# gradient_paths: the depth experiment
+case("gradient_paths.token_uniformity", "T 1", "X", lambda: gradient_paths.token_uniformity(np.ones((1, 3))))
+case("gradient_paths.token_uniformity", "1-D", "X", lambda: gradient_paths.token_uniformity(np.ones(3)))
+case("gradient_paths.token_uniformity", "NaN (used to return NaN)", "X",
+     lambda: gradient_paths.token_uniformity([[1.0, NAN], [0.0, 1.0]]))
+case("gradient_paths.token_uniformity", "all zeros (used to return NaN)", "X",
+     lambda: gradient_paths.token_uniformity(np.zeros((3, 2))))
+case("gradient_paths.depth_arms", "T 1", "T", lambda: gradient_paths.depth_arms(max_depth=1, T=1, d=2, seeds=(0,)))
+case("gradient_paths.depth_arms", "max_depth 0", "max_depth", lambda: gradient_paths.depth_arms(max_depth=0))
+case("gradient_paths.depth_arms", "no seeds", "seeds", lambda: gradient_paths.depth_arms(max_depth=1, seeds=()))
+case("gradient_paths.depth_arms", "negative seed", "seeds", lambda: gradient_paths.depth_arms(max_depth=1, seeds=(-1,)))
+case("gradient_paths.depth_arms", "unknown arm", "arms",
+     lambda: gradient_paths.depth_arms(max_depth=1, T=2, d=2, seeds=(0,), arms=("no such arm",)))
+
+# probe: the count baselines
+case("probe.count_probe", "vocab_size 1", "vocab_size", lambda: probe.count_probe(T=3, vocab_size=1))
+case("probe.count_probe", "T 0", "T", lambda: probe.count_probe(T=0))
+case("probe.count_probe", "n_test 0", "n_test", lambda: probe.count_probe(T=3, n_test=0))
+case("probe.count_probe", "negative seed", "seed", lambda: probe.count_probe(T=3, vocab_size=2, n_train=10, n_test=10, seed=-1))
+case("probe.count_r2", "first beyond T", "first", lambda: probe.count_r2("RNN", 4, first=5, T=4))
+case("probe.count_r2", "first 0", "first", lambda: probe.count_r2("RNN", 4, first=0, T=4))
+case("probe.count_r2", "unknown model", "model",
+     lambda: probe.count_r2("GRU", 4, first=2, T=4, vocab_size=2, n_train=10, n_test=10), KeyError)
+case("probe.count_r2", "ridge NaN (used to return NaN)", "ridge",
+     lambda: probe.count_r2("RNN", 4, first=2, T=4, vocab_size=2, n_train=10, n_test=10, ridge=NAN))
+case("probe.count_r2", "d_hidden 2.5", "d_hidden", lambda: probe.count_r2("RNN", 2.5, first=2, T=4))
+
+# timing: the chapters' other measurements
+case("timing.recurrence_costs", "no lengths", "lengths", lambda: timing.recurrence_costs([]))
+case("timing.recurrence_costs", "batch 0", "batch", lambda: timing.recurrence_costs([2], d=2, batch=0))
+case("timing.recurrence_costs", "repeat 2.5", "repeat", lambda: timing.recurrence_costs([2], d=2, repeat=2.5))
+case("timing.recurrence_costs", "negative seed", "seed", lambda: timing.recurrence_costs([2], d=2, seed=-1))
+case("timing.attention_split_times", "length 0", "lengths", lambda: timing.attention_split_times([0], d=2))
+case("timing.attention_split_times", "d 0", "d", lambda: timing.attention_split_times([2], d=0))
+case("timing.attention_split_times", "repeat 0", "repeat", lambda: timing.attention_split_times([2], d=2, repeat=0))
+case("timing.attention_split_times", "negative seed", "seed", lambda: timing.attention_split_times([2], d=2, seed=-1))
+case("timing.prefill_decode_times", "length 1", "lengths", lambda: timing.prefill_decode_times([1], d_model=4))
+case("timing.prefill_decode_times", "n_layers 0", "n_layers", lambda: timing.prefill_decode_times([2], n_layers=0))
+case("timing.prefill_decode_times", "vocab_size 2.5", "vocab_size", lambda: timing.prefill_decode_times([2], vocab_size=2.5))
+case("timing.prefill_decode_times", "negative seed", "seed",
+     lambda: timing.prefill_decode_times([2], d_model=4, n_layers=1, vocab_size=5, seed=-1))
+
+# vectors: the analogy rules
+case("vectors.analogy_accuracy_by", "unknown method", "method",
+     lambda: vectors.analogy_accuracy_by(EMB, [("cat", "kitten", "car", "Paris")], method="3CosMax"), KeyError)
+case("vectors.analogy_accuracy_by", "a 3-tuple", "questions",
+     lambda: vectors.analogy_accuracy_by(EMB, [("cat", "kitten", "car")]))
+case("vectors.analogy_accuracy_by", "a number in a question", "questions",
+     lambda: vectors.analogy_accuracy_by(EMB, [("cat", "kitten", "car", 3)]))
+case("vectors.analogy_accuracy_by", "questions a string", "questions",
+     lambda: vectors.analogy_accuracy_by(EMB, "cat kitten car paris"))
+case("vectors.analogy_accuracy_by", "batch_size 0", "batch_size",
+     lambda: vectors.analogy_accuracy_by(EMB, [("cat", "kitten", "car", "Paris")], batch_size=0))
+case("vectors.analogy_accuracy_by", "restrict_vocab 0", "restrict_vocab",
+     lambda: vectors.analogy_accuracy_by(EMB, [("cat", "kitten", "car", "Paris")], restrict_vocab=0))
+case("vectors.analogy_accuracy_by", "emb a dict", "emb", lambda: vectors.analogy_accuracy_by({"cat": [1.0]}, []))
+
+# charlm
+_CLM = charlm.init_charlm(len(charlm.ALPHABET), 4, 0)
+_CIDS = np.array([[1, 2], [3, 4], [5, 6]])  # (T + 1, batch)
+case("charlm.normalize_text", "bytes", "text", lambda: charlm.normalize_text(b"abc"))
+case("charlm.normalize_text", "None", "text", lambda: charlm.normalize_text(None))
+case("charlm.encode", "a character outside the alphabet", "text", lambda: charlm.encode("Abc"), KeyError)
+case("charlm.encode", "a list of characters", "text", lambda: charlm.encode(["a", "b"]))
+case("charlm.decode", "negative id", "ids", lambda: charlm.decode([0, -1]))
+case("charlm.decode", "id beyond the alphabet", "ids", lambda: charlm.decode([len(charlm.ALPHABET)]))
+case("charlm.decode", "float ids", "ids", lambda: charlm.decode([1.0]))
+case("charlm.wikipedia_split", "held_out_fraction 1", "held_out_fraction", lambda: charlm.wikipedia_split(1.0))
+case("charlm.wikipedia_split", "held_out_fraction NaN", "held_out_fraction", lambda: charlm.wikipedia_split(NAN))
+case("charlm.init_charlm", "vocab_size 1", "vocab_size", lambda: charlm.init_charlm(1, 4, 0))
+case("charlm.init_charlm", "d_hidden 2.5", "d_hidden", lambda: charlm.init_charlm(5, 2.5, 0))
+case("charlm.init_charlm", "spectral_radius NaN", "spectral_radius", lambda: charlm.init_charlm(5, 4, 0, spectral_radius=NAN))
+case("charlm.init_charlm", "rng a string", "rng", lambda: charlm.init_charlm(5, 4, "rng"))
+case("charlm.charlm_loss_and_grads", "T 0", "ids", lambda: charlm.charlm_loss_and_grads(_CLM, _CIDS[:1]))
+case("charlm.charlm_loss_and_grads", "float ids", "ids", lambda: charlm.charlm_loss_and_grads(_CLM, _CIDS.astype(float)))
+case("charlm.charlm_loss_and_grads", "1-D ids", "ids", lambda: charlm.charlm_loss_and_grads(_CLM, _CIDS[:, 0]))
+case("charlm.charlm_loss_and_grads", "h0 of another shape", "h0",
+     lambda: charlm.charlm_loss_and_grads(_CLM, _CIDS, np.zeros((3, 4))))
+case("charlm.charlm_loss_and_grads", "NaN W_out (used to give a NaN loss)", "W_out",
+     lambda: charlm.charlm_loss_and_grads({**_CLM, "W_out": _CLM["W_out"] * NAN}, _CIDS))
+case("charlm.charlm_loss_and_grads", "params without b_out", "b_out",
+     lambda: charlm.charlm_loss_and_grads({k: v for k, v in _CLM.items() if k != "b_out"}, _CIDS), KeyError)
+case("charlm.charlm_loss_and_grads", "params a list", "params", lambda: charlm.charlm_loss_and_grads(list(_CLM.values()), _CIDS))
+case("charlm.bits_per_char", "fewer than 2 * batch ids", "ids", lambda: charlm.bits_per_char(_CLM, np.arange(10)))
+case("charlm.bits_per_char", "batch 0", "batch", lambda: charlm.bits_per_char(_CLM, np.arange(40), batch=0))
+case("charlm.bits_per_char", "chunk 2.5", "chunk", lambda: charlm.bits_per_char(_CLM, np.arange(40), chunk=2.5))
+case("charlm.bits_per_char", "inf b_out", "b_out",
+     lambda: charlm.bits_per_char({**_CLM, "b_out": _CLM["b_out"] + INF}, np.arange(40)))
+case("charlm.ngram_bits_per_char", "order 0", "order", lambda: charlm.ngram_bits_per_char([0, 1], [0, 1], 2, order=0))
+case("charlm.ngram_bits_per_char", "alpha 0", "alpha", lambda: charlm.ngram_bits_per_char([0, 1], [0, 1], 2, order=1, alpha=0.0))
+case("charlm.ngram_bits_per_char", "order so large the table cannot be held (used to exhaust memory)", "order",
+     lambda: charlm.ngram_bits_per_char(np.arange(40) % 43, np.arange(40) % 43, 43, order=12))
+case("charlm.ngram_bits_per_char", "test_ids shorter than order", "test_ids",
+     lambda: charlm.ngram_bits_per_char([0, 1, 0], [0], 2, order=2))
+case("charlm.ngram_bits_per_char", "id beyond vocab_size", "train_ids",
+     lambda: charlm.ngram_bits_per_char([0, 5], [0, 1], 2, order=1))
+case("charlm.CharLMConfig", "d_hidden 0", "d_hidden", lambda: charlm.CharLMConfig(d_hidden=0))
+case("charlm.CharLMConfig", "lr NaN", "lr", lambda: charlm.CharLMConfig(lr=NAN))
+case("charlm.CharLMConfig", "clip 0", "clip", lambda: charlm.CharLMConfig(clip=0.0))
+case("charlm.CharLMConfig", "T 2.5", "T", lambda: charlm.CharLMConfig(T=2.5))
+case("charlm.CharLMConfig", "negative seed", "seed", lambda: charlm.CharLMConfig(seed=-1))
+_SMALL = charlm.CharLMConfig(d_hidden=2, T=2, batch=2, steps=1)
+case("charlm.train_charlm", "config a dict", "config", lambda: charlm.train_charlm(np.arange(40), np.arange(40), {"T": 2}))
+case("charlm.train_charlm", "train_ids too short for one chunk per stream", "train_ids",
+     lambda: charlm.train_charlm(np.arange(5), np.arange(40), _SMALL))
+case("charlm.train_charlm", "held_out_ids too short to score", "held_out_ids",
+     lambda: charlm.train_charlm(np.arange(40), np.arange(5), _SMALL))
+case("charlm.train_charlm", "negative id", "train_ids", lambda: charlm.train_charlm(np.arange(40) - 1, np.arange(40), _SMALL))
+case("charlm.sample", "empty prefix", "prefix", lambda: charlm.sample(_CLM, "", 3, 1.0, 0))
+case("charlm.sample", "temperature 0", "temperature", lambda: charlm.sample(_CLM, "a", 3, 0.0, 0))
+case("charlm.sample", "n 0", "n", lambda: charlm.sample(_CLM, "a", 0, 1.0, 0))
+case("charlm.sample", "rng a string", "rng", lambda: charlm.sample(_CLM, "a", 3, 1.0, "rng"))
+case("charlm.sample", "a prefix character outside the alphabet", "prefix", lambda: charlm.sample(_CLM, "A", 3, 1.0, 0), KeyError)
+
+# diagrams
+_FIG, _AX = plt.subplots()
+plt.close(_FIG)
+case("diagrams.draw_unrolled", "unknown shape", "shape", lambda: diagrams.draw_unrolled(_AX, "one_to_many"), KeyError)
+case("diagrams.draw_unrolled", "T 1", "T", lambda: diagrams.draw_unrolled(_AX, "many_to_one", T=1))
+case("diagrams.draw_unrolled", "T 2.5", "T", lambda: diagrams.draw_unrolled(_AX, "seq2seq", T=2.5))
+case("diagrams.draw_unrolled", "ax None", "ax", lambda: diagrams.draw_unrolled(None, "many_to_one"))
+case("diagrams.draw_folded_and_unrolled", "T 1", "T", lambda: diagrams.draw_folded_and_unrolled(_AX, T=1))
+case("diagrams.draw_folded_and_unrolled", "ax a Figure", "ax", lambda: diagrams.draw_folded_and_unrolled(_FIG))
 
 
 # --- the tests ---------------------------------------------------------------------------------

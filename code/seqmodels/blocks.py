@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, as_rng, check_shape, positive_int
+from ._checks import as_float_array, as_rng, check_shape, finite_float, positive_int
 from .attention import init_attention, self_attention
 
 NORMS = (None, "post", "pre")
@@ -30,17 +30,22 @@ def layer_norm(X, eps: float = 1e-5) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``X`` is not a finite array with at least one feature.
+        If ``X`` is not a finite array with at least one feature, or ``eps`` is not a finite
+        number >= 0 (or is 0 while a vector of ``X`` is constant: that would divide 0 by 0).
 
     >>> layer_norm(np.array([[1.0, 3.0], [2.0, 2.0]])).round(3)
     array([[-1.,  1.],
            [ 0.,  0.]])
     """
     X = as_float_array("X", X, ndims=(1, 2, 3))
+    eps = finite_float("eps", eps, low=0)
     if X.shape[-1] == 0:
         raise ValueError(f"X must have at least one feature, got shape {X.shape}")
     mean = X.mean(axis=-1, keepdims=True)
-    return (X - mean) / np.sqrt(X.var(axis=-1, keepdims=True) + eps)
+    var = X.var(axis=-1, keepdims=True)
+    if eps == 0 and not np.all(var > 0):
+        raise ValueError("eps must be > 0 when a vector of X is constant (its variance is 0)")
+    return (X - mean) / np.sqrt(var + eps)
 
 
 def init_mlp(d_model: int, rng, *, expansion: int = 4) -> tuple[np.ndarray, np.ndarray]:
@@ -48,6 +53,12 @@ def init_mlp(d_model: int, rng, *, expansion: int = 4) -> tuple[np.ndarray, np.n
 
     ``W_1`` has entries ``N(0, 2 / d_model)`` (He initialisation, for the ReLU) and ``W_2``
     ``N(0, 1 / (expansion d_model))``, so the MLP keeps the scale of its input on average.
+
+    Raises
+    ------
+    ValueError
+        If ``d_model`` or ``expansion`` is not an integer >= 1, or ``rng`` is neither a Generator
+        nor an int seed >= 0.
 
     >>> [W.shape for W in init_mlp(4, 0)]
     [(4, 16), (16, 4)]
@@ -83,6 +94,12 @@ def mlp(X, W_1, W_2) -> np.ndarray:
 def init_blocks(n_blocks: int, d_model: int, rng, *, with_mlp: bool = True) -> list[tuple]:
     """``n_blocks`` random blocks: ``(W_q, W_k, W_v)`` from :func:`~seqmodels.attention.init_attention`,
     followed by ``(W_1, W_2)`` from :func:`init_mlp` when ``with_mlp``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_blocks`` or ``d_model`` is not an integer >= 1, or ``rng`` is neither a Generator
+        nor an int seed >= 0.
 
     >>> [len(b) for b in init_blocks(2, 4, 0)], len(init_blocks(1, 4, 0, with_mlp=False)[0])
     ([5, 5], 3)

@@ -38,6 +38,11 @@ def normalize_text(text: str) -> str:
     """Lower-case ``text``, drop wiki headings, bold/italic quotes and characters outside
     :data:`ALPHABET`, and collapse every run of whitespace to one space.
 
+    Raises
+    ------
+    ValueError
+        If ``text`` is not a ``str``.
+
     >>> normalize_text("== History ==\\n'''Anarchism''' is *old*; 1840s!\\n")
     'anarchism is old 1840s'
     """
@@ -55,6 +60,8 @@ def encode(text: str) -> np.ndarray:
 
     Raises
     ------
+    ValueError
+        If ``text`` is not a ``str``.
     KeyError
         a character that is not in the alphabet (normalise with :func:`normalize_text` first).
 
@@ -67,11 +74,16 @@ def encode(text: str) -> np.ndarray:
     try:
         return np.fromiter((index[ch] for ch in text), dtype=np.int64, count=len(text))
     except KeyError as err:
-        raise KeyError(f"character {err.args[0]!r} is not in the alphabet {ALPHABET!r}") from None
+        raise KeyError(f"text holds character {err.args[0]!r}, which is not in the alphabet {ALPHABET!r}") from None
 
 
 def decode(ids) -> str:
     """The text of character ids (inverse of :func:`encode`).
+
+    Raises
+    ------
+    ValueError
+        If ``ids`` is not a 1-D integer array of ids in ``[0, len(ALPHABET))``.
 
     >>> decode([1, 2, 0, 3])
     'ab c'
@@ -85,6 +97,11 @@ def wikipedia_split(held_out_fraction: float = 0.1) -> tuple[np.ndarray, np.ndar
     order) are for training, the last ``held_out_fraction`` of the characters for evaluation.
 
     Returns ``(train_ids, held_out_ids, n_held_out_articles)``; articles are joined by a space.
+
+    Raises
+    ------
+    ValueError
+        If ``held_out_fraction`` is not a finite number in ``(0, 1)``.
     """
     from .corpus import wikipedia_articles
 
@@ -134,6 +151,8 @@ def _check_params(params) -> tuple[int, int]:
     for k in PARAM_NAMES:
         if k not in params:
             raise KeyError(f"params is missing {k!r} (expected keys {PARAM_NAMES})")
+        if np.asarray(params[k]).dtype.kind not in "fiu" or not np.isfinite(params[k]).all():
+            raise ValueError(f"params[{k!r}] must be a finite real array")
     vocab_size, d_hidden = np.shape(params["W_out"]) if np.ndim(params["W_out"]) == 2 else (0, 0)
     if vocab_size < 2 or np.shape(params["W_x"]) != (d_hidden, vocab_size) \
             or np.shape(params["b_out"]) != (vocab_size,):
@@ -179,7 +198,9 @@ def charlm_loss_and_grads(params, ids, h0=None):
     Raises
     ------
     ValueError
-        ids of the wrong shape, dtype or range; parameters or a state of the wrong shape.
+        ids of the wrong shape, dtype or range; parameters or a state of the wrong shape, or not finite.
+    KeyError
+        ``params`` without one of :data:`PARAM_NAMES`.
     """
     vocab_size, d_hidden = _check_params(params)
     ids = _check_ids(ids, vocab_size)
@@ -219,7 +240,8 @@ def bits_per_char(params, ids, *, batch: int = 16, chunk: int = 256) -> float:
     Raises
     ------
     ValueError
-        fewer than ``2 * batch`` ids, or ids out of range.
+        fewer than ``2 * batch`` ids, ids out of range, ``batch`` or ``chunk`` not an integer >= 1,
+        or parameters of the wrong shape or not finite.
     """
     vocab_size, d_hidden = _check_params(params)
     ids = as_ids("ids", ids, vocab_size, ndims=(1,), what="character ids")
@@ -259,13 +281,17 @@ def ngram_bits_per_char(train_ids, test_ids, vocab_size: int, order: int, alpha:
     Raises
     ------
     ValueError
-        ``order`` < 1, ``alpha`` <= 0, ids out of range, or a test stream shorter than ``order``.
+        ``order`` < 1 or so large that the table of ``vocab_size ** order`` counts would exceed
+        2**24 entries, ``alpha`` <= 0, ids out of range, or a test stream shorter than ``order``.
 
     >>> round(ngram_bits_per_char([0, 1, 0, 1], [0, 1, 0], vocab_size=2, order=1), 3)
     1.0
     """
     vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
     order = positive_int("order", order)
+    if vocab_size ** order > 2 ** 24:
+        raise ValueError(f"order must keep the count table vocab_size ** order within 2**24 entries, "
+                         f"got {vocab_size} ** {order}")
     alpha = finite_float("alpha", alpha, low=0)
     if alpha == 0:
         raise ValueError("alpha must be > 0 (an unseen n-gram would get probability 0)")
@@ -297,6 +323,12 @@ class CharLMConfig:
     steps: 400 updates (a few seconds in numpy). lr: 1e-2 for Adam. clip: global gradient norm 1.0.
     eval_every: held-out bits per character every this many steps (on ``eval_chars`` characters).
     seed: initial weights and the starting offsets of the streams derive from it.
+
+    Raises
+    ------
+    ValueError
+        A size that is not an integer >= 1, ``lr`` or ``clip`` that is not a finite number > 0, or
+        ``seed`` that is not an integer >= 0.
     """
 
     d_hidden: int = 64
@@ -312,6 +344,7 @@ class CharLMConfig:
     def __post_init__(self):
         for name in ("d_hidden", "T", "batch", "steps", "eval_every", "eval_chars"):
             positive_int(f"config.{name}", getattr(self, name))
+        positive_int("config.seed", self.seed, minimum=0)
         for name in ("lr", "clip"):
             if not finite_float(f"config.{name}", getattr(self, name), low=0) > 0:
                 raise ValueError(f"config.{name} must be > 0, got {getattr(self, name)}")
@@ -351,12 +384,18 @@ def train_charlm(train_ids, held_out_ids, config: CharLMConfig = CharLMConfig())
     Raises
     ------
     ValueError
-        ids out of range or too short for one chunk per stream.
+        ids out of range or too short for one chunk per stream (or no held-out id), or ``config``
+        that is not a :class:`CharLMConfig`.
     """
+    if not isinstance(config, CharLMConfig):
+        raise ValueError(f"config must be a CharLMConfig, got {type(config).__name__}")
     cfg = config
     V = len(ALPHABET)
     train = as_ids("train_ids", train_ids, V, ndims=(1,), what="character ids")
     held = as_ids("held_out_ids", held_out_ids, V, ndims=(1,), what="character ids")
+    if min(held.size, cfg.eval_chars) < 2 * 16:  # bits_per_char's default batch of 16 streams
+        raise ValueError(f"held_out_ids (its first config.eval_chars = {cfg.eval_chars}) must hold at least "
+                         f"32 ids, got {held.size}")
     if train.size < cfg.batch * (cfg.T + 1):
         raise ValueError(f"train_ids must hold at least batch * (T + 1) = {cfg.batch * (cfg.T + 1)} ids")
     rng = np.random.default_rng(cfg.seed)
@@ -395,9 +434,10 @@ def sample(params, prefix: str, n: int, temperature: float, rng) -> str:
     Raises
     ------
     ValueError
-        an empty prefix, ``n`` < 1, a temperature that is not > 0, a bad ``rng``.
+        an empty prefix, ``n`` < 1, a temperature that is not > 0, a bad ``rng``, parameters of
+        the wrong shape or not finite.
     KeyError
-        a prefix character outside the alphabet.
+        a prefix character outside the alphabet, or ``params`` without one of :data:`PARAM_NAMES`.
     """
     vocab_size, d_hidden = _check_params(params)
     if not isinstance(prefix, str) or not prefix:
@@ -407,7 +447,10 @@ def sample(params, prefix: str, n: int, temperature: float, rng) -> str:
     if temperature == 0:
         raise ValueError("temperature must be > 0")
     rng = as_rng("rng", rng)
-    ids = encode(prefix)
+    try:
+        ids = encode(prefix)
+    except KeyError as err:
+        raise KeyError(f"prefix: {err.args[0]}") from None
     eye = np.eye(vocab_size)
     hs = rnn_forward(eye[ids], np.zeros(d_hidden), params["W_h"], params["W_x"], params["b"])
     h, out = hs[-1], []

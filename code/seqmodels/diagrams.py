@@ -14,6 +14,7 @@ cells it drew, so a chapter can assert what a figure shows.
 
 from __future__ import annotations
 
+from matplotlib.axes import Axes
 from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
 
 from ._checks import one_of, positive_int
@@ -46,6 +47,11 @@ def _arrow(ax, start, end, label=None, color=INK, offset=(0.0, 0.12), style="-|>
         ax.text(mx, my, label, ha="center", va="bottom", fontsize=8, color=INK)
 
 
+def _check_ax(ax) -> None:
+    if not isinstance(ax, Axes):
+        raise ValueError(f"ax must be a matplotlib Axes (for example plt.subplots()[1]), got {type(ax).__name__}")
+
+
 def _frame(ax, width, height):
     ax.set(xlim=(-0.7, width), ylim=(-0.8, height), aspect="equal")
     ax.axis("off")
@@ -65,8 +71,9 @@ def draw_unrolled(ax, shape: str, T: int = 4, *, title: str | None = None) -> in
     KeyError
         an unknown ``shape`` (one of :data:`SHAPES`).
     ValueError
-        ``T`` that is not an integer >= 2.
+        ``T`` that is not an integer >= 2, or ``ax`` that is not a matplotlib ``Axes``.
     """
+    _check_ax(ax)
     one_of("shape", shape, SHAPES)
     T = positive_int("T", T, minimum=2)
     dx, y_in, y_h, y_out = 1.3, 0.0, 1.2, 2.4
@@ -118,8 +125,9 @@ def draw_folded_and_unrolled(ax, T: int = 4) -> int:
     Raises
     ------
     ValueError
-        ``T`` that is not an integer >= 2.
+        ``T`` that is not an integer >= 2, or ``ax`` that is not a matplotlib ``Axes``.
     """
+    _check_ax(ax)
     T = positive_int("T", T, minimum=2)
     y_in, y_h = 0.0, 1.3
     _node(ax, 0, y_in, "$x_t$", _IN)

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_int_list, finite_float, positive_int
+from ._checks import as_float_array, as_int_list, finite_float, positive_int
 from .attention import attention_stack, attention_stack_backward, init_attention, self_attention_backward
-from ._checks import positive_int
-from .attention import init_attention, self_attention_backward
 from .blocks import block_stack_states, init_blocks
 from .lstm import init_lstm, lstm_backward
 from .rnn import init_rnn, rnn_backward
@@ -85,14 +83,23 @@ def token_uniformity(X) -> np.ndarray:
     pass for positions that stay different. 0 means every position holds the same vector (a rank-one
     ``X``, the "token uniformity" of Dong et al. 2021); for independent random positions it is near 1.
 
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a finite array of shape ``([batch,] T, d)`` with ``T >= 2``, or one of its
+        sequences is all zeros (the ratio would be 0 / 0).
+
     >>> float(token_uniformity(np.array([[1.0, 2.0], [1.0, 2.0]]))), float(token_uniformity(np.array([[1.0], [-1.0]])))
     (0.0, 1.0)
     """
-    X = np.asarray(X, dtype=float)
-    if X.ndim not in (2, 3) or X.shape[-2] < 2:
-        raise ValueError(f"X must have shape ([batch,] T, d) with T >= 2, got {X.shape}")
+    X = as_float_array("X", X, ndims=(2, 3))
+    if X.shape[-2] < 2 or X.shape[-1] < 1:
+        raise ValueError(f"X must have shape ([batch,] T, d) with T >= 2 and d >= 1, got {X.shape}")
+    size = np.linalg.norm(X, axis=(-2, -1))
+    if not np.all(size > 0):
+        raise ValueError("X must not hold a sequence of all zeros (its uniformity is 0 / 0)")
     centred = X - X.mean(axis=-2, keepdims=True)
-    return np.linalg.norm(centred, axis=(-2, -1)) / np.linalg.norm(X, axis=(-2, -1))
+    return np.linalg.norm(centred, axis=(-2, -1)) / size
 
 
 @one_blas_thread

@@ -29,7 +29,6 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import as_float_array, as_ids, as_int_list, finite_float, one_of, positive_int
-from ._checks import as_float_array, positive_int
 from .attention import init_attention, self_attention, sinusoidal_positions
 from .birnn import bilstm_forward
 from .lstm import init_lstm, lstm_forward
@@ -374,7 +373,7 @@ def count_probe(T: int = 30, vocab_size: int = 8, n_train: int = 1000, n_test: i
     Raises
     ------
     ValueError
-        If a size is not an integer >= 1 (``vocab_size`` >= 2).
+        If a size is not an integer >= 1 (``vocab_size`` >= 2) or ``seed`` is not an integer >= 0.
 
     >>> acc = count_probe(T=6, vocab_size=2, n_train=200, n_test=100)
     >>> acc.shape, bool(acc.min() > 0.5)
@@ -400,7 +399,8 @@ def count_r2(model: str, d_hidden: int, first: int, T: int = 30, vocab_size: int
     Raises
     ------
     ValueError
-        If ``first`` is not an integer in ``[1, T]`` or a size is not an integer >= 1.
+        If ``first`` is not an integer in ``[1, T]``, a size is not an integer >= 1, ``seed`` is not
+        an integer >= 0 or ``ridge`` is not a finite number >= 0.
     KeyError
         If ``model`` is not one of :func:`final_states`' models.
 
@@ -413,6 +413,7 @@ def count_r2(model: str, d_hidden: int, first: int, T: int = 30, vocab_size: int
     d_hidden, n_train, n_test = (positive_int("d_hidden", d_hidden), positive_int("n_train", n_train),
                                  positive_int("n_test", n_test))
     vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
+    ridge = finite_float("ridge", ridge, low=0)
     tokens, xs = token_sequences(n_train + n_test, T, vocab_size, seed)
     S = final_states(model, xs, d_hidden, seed=seed)
     Y = xs[:first].sum(axis=0)  # (N, vocab): counts over the first positions

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._checks import positive_int
+from ._checks import finite_float, positive_int
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,12 @@ class ModelShape:
     otherwise; ``max_context`` is the longest sequence the model was released for; ``tied`` embeddings share the input table with the output matrix;
     ``bytes_per_number`` is 2 for 16-bit weights and cache. ``published_params`` is the size the
     model's authors state, in parameters; ``source`` cites where the shape is given.
+
+    Raises
+    ------
+    ValueError
+        If a size is not an integer >= 1, ``n_kv_heads`` does not divide ``n_heads``,
+        ``n_heads * d_head != d_model``, or ``published_params`` is not a finite number > 0.
     """
 
     name: str
@@ -52,6 +58,7 @@ class ModelShape:
     def __post_init__(self):
         for name in ("max_context", "n_layers", "d_model", "n_heads", "n_kv_heads", "d_head", "d_ff", "vocab", "bytes_per_number"):
             positive_int(name, getattr(self, name))
+        finite_float("published_params", self.published_params, low=0, low_open=True)
         if self.n_heads % self.n_kv_heads:
             raise ValueError(f"n_kv_heads must divide n_heads={self.n_heads}, got {self.n_kv_heads}")
         if self.n_heads * self.d_head != self.d_model:
@@ -200,7 +207,7 @@ def arithmetic_intensity(cost: dict[str, float]) -> float:
     Raises
     ------
     ValueError
-        If ``cost`` is not a dict or moves no bytes.
+        If ``cost`` is not a dict, an entry is not a finite number >= 0, or it moves no bytes.
     KeyError
         If ``cost`` lacks one of the four entries.
 
@@ -212,6 +219,8 @@ def arithmetic_intensity(cost: dict[str, float]) -> float:
     missing = {"weight_flops", "attention_flops", "weight_bytes", "cache_bytes"} - set(cost)
     if missing:
         raise KeyError(f"cost must hold {sorted(missing)}")
+    for key in ("weight_flops", "attention_flops", "weight_bytes", "cache_bytes"):
+        finite_float(f"cost[{key!r}]", cost[key], low=0)
     moved = cost["weight_bytes"] + cost["cache_bytes"]
     if not moved > 0:
         raise ValueError(f"cost must move a positive number of bytes, got {moved}")

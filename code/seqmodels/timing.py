@@ -170,8 +170,7 @@ def _interleaved_best(fns: dict, repeat: int) -> dict[str, float]:
     wall time it does not count the time the process waits while other processes hold the cores,
     so comparisons between variants survive a busy machine. Interleaving makes what load remains
     (caches and memory bandwidth shared with other processes) slow every variant alike."""
-    if repeat < 1:
-        raise ValueError(f"repeat must be >= 1, got {repeat}")
+    repeat = positive_int("repeat", repeat)
     best = {name: np.inf for name in fns}
     with threadpool_limits(limits=1, user_api="blas"):
         for _ in range(repeat):
@@ -202,11 +201,12 @@ def recurrence_costs(lengths, d: int = 64, d_floor: int = 2, batch: int = 16, se
     Raises
     ------
     ValueError
-        If ``lengths`` is not a non-empty list of integers >= 1, or a size is not an integer >= 1.
+        If ``lengths`` is not a non-empty list of integers >= 1, or a size is not an integer >= 1 (``seed`` >= 0,
+        ``repeat`` >= 1).
     """
     lengths = as_int_list("lengths", lengths)
     d, d_floor, batch = positive_int("d", d), positive_int("d_floor", d_floor), positive_int("batch", batch)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(positive_int("seed", seed, minimum=0))
     wide = init_rnn(d, d, rng, spectral_radius=0.9)
     narrow = init_rnn(d_floor, d_floor, rng, spectral_radius=0.9)
     out: dict[str, list[float]] = {"floor": [], "one sequence": [], "batched": [], "one product": []}
@@ -241,11 +241,12 @@ def attention_split_times(lengths, d: int = 64, seed: int = 0, repeat: int = 3) 
     Raises
     ------
     ValueError
-        If ``lengths`` is not a non-empty list of integers >= 1, or ``d`` is not an integer >= 1.
+        If ``lengths`` is not a non-empty list of integers >= 1, or ``d`` is not an integer >= 1 (``seed`` >= 0,
+        ``repeat`` >= 1).
     """
     lengths = as_int_list("lengths", lengths)
     d = positive_int("d", d)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(positive_int("seed", seed, minimum=0))
     W_q, W_k, W_v = init_attention(d, d, d, rng)
     out: dict[str, list[float]] = {"products": [], "mask and softmax": [], "total": []}
     for n in lengths:
@@ -283,12 +284,13 @@ def prefill_decode_times(lengths, d_model: int = 256, n_layers: int = 2, vocab_s
     Raises
     ------
     ValueError
-        If ``lengths`` is not a non-empty list of integers >= 2, or a size is not an integer >= 1.
+        If ``lengths`` is not a non-empty list of integers >= 2, or a size is not an integer >= 1 (``seed`` >= 0,
+        ``repeat`` >= 1).
     """
     lengths = as_int_list("lengths", lengths, minimum=2)
     d_model, n_layers = positive_int("d_model", d_model), positive_int("n_layers", n_layers)
     vocab_size = positive_int("vocab_size", vocab_size)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(positive_int("seed", seed, minimum=0))
     E = rng.normal(size=(vocab_size, d_model))
     W_unembed = rng.normal(size=(d_model, vocab_size))
     layers = [init_attention(d_model, d_model, d_model, rng) for _ in range(n_layers)]

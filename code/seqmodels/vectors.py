@@ -408,7 +408,8 @@ def analogy_accuracy_by(emb: WordVectors, questions: Sequence[tuple[str, str, st
     KeyError
         an unknown ``method`` (one of :data:`ANALOGY_METHODS`).
     ValueError
-        a question that is not a 4-tuple, a bad ``restrict_vocab`` or ``batch_size``.
+        ``emb`` that is not a :class:`WordVectors`, ``questions`` that is a str or holds something
+        other than a 4-tuple of words, a bad ``restrict_vocab`` or ``batch_size``.
 
     >>> import numpy as np
     >>> emb = WordVectors(["man", "woman", "king", "queen"],
@@ -419,15 +420,19 @@ def analogy_accuracy_by(emb: WordVectors, questions: Sequence[tuple[str, str, st
     >>> analogy_accuracy_by(emb, q, exclude_inputs=False).correct  # without exclusion: 'king' wins
     0
     """
+    _check_emb(emb)
     one_of("method", method, ANALOGY_METHODS)
     batch_size = positive_int("batch_size", batch_size)
+    if isinstance(questions, (str, bytes)):
+        raise ValueError(f"questions must be a list of (a, b, c, d) tuples, got a str {questions[:40]!r}")
     cand = _candidates(emb, restrict_vocab)
     n = cand.shape[0]
     rows, skipped = [], 0
     for q in questions:
-        if len(q) != 4:
-            raise ValueError(f"questions must be 4-tuples (a, b, c, d), got {q!r}")
-        ids = [emb._ids.get(w.lower(), n) for w in q]
+        if isinstance(q, str) or len(q) != 4 or not all(isinstance(w, str) for w in q):
+            raise ValueError(f"questions must be 4-tuples of words (a, b, c, d), got {q!r}")
+        found = [emb._find(w) for w in q]  # as stored, then lower-cased, like analogy_accuracy
+        ids = [n if i is None else i for i in found]
         if max(ids) >= n:
             skipped += 1
         else:
