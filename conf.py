@@ -182,7 +182,8 @@ bibtex_reference_style = "author_year"
 html_theme = "sphinx_book_theme"
 html_title = project
 html_static_path: list[str] = ["book/_static"]
-html_css_files = ["a11y.css"]  # accessibility fixes of the theme's colours (see the file)
+html_css_files = ["a11y.css",  # accessibility fixes of the theme's colours (see the file)
+                  "layout.css"]  # nothing wider than its space, at any width (see the file)
 html_last_updated_fmt = None  # no build date on pages: two builds must give the same bytes
 html_copy_source = True
 html_context = {"default_mode": "auto"}  # a first visit must not log "invalid theme mode"
@@ -220,6 +221,35 @@ def _offer_notebook(app, pagename, templatename, context, doctree) -> None:
     context["ipynb_source"] = f"{pagename}.ipynb"
 
 
+# --- Layout: code cells too wide for the column extend into the margin (book/_static/layout.css) --
+#: Characters of code a cell shows in the article's column at 1280 px, and in a full-width cell
+#: (the column plus the margin). tests/test_book_sources.py holds every shown line to the second.
+CELL_COLUMN_CHARS = 78
+CELL_WIDE_CHARS = 108
+
+
+def _widen_long_cells(app, doctree, docname) -> None:
+    """``doctree-resolved``: a code cell whose source or printed output has a line longer than the
+    column holds gets the theme's ``full-width`` class; inside an exercise, solution or other
+    admonition, the outermost such box gets it, so the cell never sticks out of its frame."""
+    from docutils import nodes
+
+    for cell in list(doctree.findall(nodes.container)):
+        if cell.get("nb_element") != "cell_code":
+            continue
+        longest = max((len(line) for block in cell.findall(nodes.literal_block)
+                       for line in block.astext().splitlines()), default=0)
+        if longest <= CELL_COLUMN_CHARS:
+            continue
+        target, up = cell, cell.parent
+        while up is not None:  # (a solution holds a section of its own: walk to the top)
+            if isinstance(up, nodes.Admonition):
+                target = up
+            up = up.parent
+        if "full-width" not in target["classes"]:
+            target["classes"].append("full-width")
+
+
 # --- Accessibility fixes (each one found by axe-core in tests/test_browser.py) --------------------
 def _visit_citation(self, node) -> None:
     """docutils' citation list, with ``role="listitem"`` entries instead of the deprecated
@@ -255,5 +285,6 @@ def setup(app):
     app.add_config_value("seqmodels_environment_hash", "", "env")
     app.connect("source-read", _stamp_code_dependencies)
     app.connect("build-finished", _copy_mathjax)
+    app.connect("doctree-resolved", _widen_long_cells)
     # Before the theme's own handler (priority 501) builds the download menu.
     app.connect("html-page-context", _offer_notebook, priority=450)
