@@ -137,14 +137,28 @@ nb_execution_cache_path = str(_cache_root / seqmodels_environment_hash)
 
 def _prepare_cache() -> None:
     """Drop caches of older code, and create the cache database before parallel readers start
-    (two workers creating it at once race on the SQLite schema)."""
+    (two workers creating it at once race on the SQLite schema). A database that cannot be read
+    (a disk that filled up, a build killed while writing it) is only a cache: it is set aside with
+    one line on stderr, and every chapter executes again into a new one."""
+    import sqlite3
+
+    from jupyter_cache import get_cache
+    from sqlalchemy.exc import SQLAlchemyError
+
     if _cache_root.is_dir():
         for old in _cache_root.iterdir():
             if old.name != seqmodels_environment_hash:
                 shutil.rmtree(old, ignore_errors=True)
-    from jupyter_cache import get_cache
-
-    get_cache(nb_execution_cache_path).db  # noqa: B018  (the property creates the database)
+    try:
+        get_cache(nb_execution_cache_path).list_cache_records()  # creates the database, or reads it
+    except (SQLAlchemyError, sqlite3.Error) as err:
+        aside = BUILDDIR / "jupyter_cache.unreadable"
+        shutil.rmtree(aside, ignore_errors=True)
+        shutil.move(nb_execution_cache_path, aside)
+        reason = str(getattr(err, "orig", None) or err).splitlines()[0]
+        print(f"conf.py: the execution cache could not be read ({reason}); set aside as {aside}, "
+              "every chapter executes again", file=sys.stderr)
+        get_cache(nb_execution_cache_path).list_cache_records()
 
 
 _prepare_cache()
@@ -196,28 +210,68 @@ html_theme_options = {
 }
 
 
-def _offer_notebook(app, pagename, templatename, context, doctree) -> None:
-    """Put each chapter's executed notebook in ``_sources/`` and offer it in the download menu.
+def _download_path(app, docname: str) -> Path:
+    return Path(app.outdir) / "_sources" / f"{docname}.ipynb"
 
-    myst-nb writes executed notebooks to ``<builddir>/jupyter_execute/``, outside the site; the
-    book theme lists an ``.ipynb`` download only when ``ipynb_source`` is set (it does that itself
-    only for Binder-style launch buttons). nbformat gives every cell a random id on each read, so
-    the copy gets ids derived from the cell's position and source: two builds of the same book
-    write the same bytes.
+
+def _write_download(app, doctree) -> None:
+    """``doctree-read``: write the chapter's ``.ipynb`` download from the read that built its page.
+
+    myst-nb writes the notebook it read to ``<builddir>/jupyter_execute/`` but, for a chapter whose
+    outputs come from the execution cache, without those outputs (it merges them into a copy). So
+    the outputs are merged here from the same cache record the page was rendered from, in the same
+    read, and the download goes straight into the site with its SHA-256 recorded in the chapter's
+    metadata. A download that is missing or differs from that record (an interrupted build, a
+    deleted folder) makes the chapter be read again (``_stale_downloads``); one that still differs
+    when its page is written fails the build. nbformat gives every cell a random id on each read,
+    so the cells get ids derived from their position and source: two builds write the same bytes.
     """
     import nbformat
+    from jupyter_cache import get_cache
 
-    executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
-    if app.builder.format != "html" or not executed.is_file():
+    docname = app.env.docname
+    read = Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
+    if "kernelspec" not in app.env.metadata[docname] or not read.is_file():
+        return  # not a notebook page
+    nb = nbformat.read(read, as_version=4)
+    if not any(cell.cell_type == "code" for cell in nb.cells):
         return
-    nb = nbformat.read(executed, as_version=4)
+    try:
+        _, nb = get_cache(nb_execution_cache_path).merge_match_into_notebook(nb)
+    except KeyError:
+        raise RuntimeError(f"{docname}: its page was built, but the execution cache holds no run of "
+                           "its cells, so its .ipynb download would have no outputs") from None
     for number, cell in enumerate(nb.cells):
         digest = hashlib.sha256(cell.source.encode()).hexdigest()[:8]
         cell.id = f"cell-{number}-{digest}"
-    target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
-    target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.validate(nb)
-    nbformat.write(nb, target)
+    data = nbformat.writes(nb).encode() + b"\n"
+    target = _download_path(app, docname)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    app.env.metadata[docname]["seqmodels_download_sha256"] = hashlib.sha256(data).hexdigest()
+
+
+def _download_is_current(app, docname: str) -> bool:
+    expected = app.env.metadata.get(docname, {}).get("seqmodels_download_sha256")
+    path = _download_path(app, docname)
+    return expected is None or (path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == expected)
+
+
+def _stale_downloads(app, env, added, changed, removed) -> list[str]:
+    """``env-get-outdated``: chapters whose download is missing or not the one their read wrote."""
+    return sorted(d for d in env.found_docs - added - changed - removed
+                  if d in env.all_docs and not _download_is_current(app, d))
+
+
+def _offer_notebook(app, pagename, templatename, context, doctree) -> None:
+    """Offer the chapter's executed notebook (written by ``_write_download``) in the download menu;
+    the book theme lists an ``.ipynb`` only when ``ipynb_source`` is set."""
+    if app.builder.format != "html" or "seqmodels_download_sha256" not in app.env.metadata.get(pagename, {}):
+        return
+    if not _download_is_current(app, pagename):
+        raise RuntimeError(f"{pagename}: _sources/{pagename}.ipynb is not the notebook its page was "
+                           "built from; run `make clean html`")
     context["ipynb_source"] = f"{pagename}.ipynb"
 
 
@@ -288,3 +342,5 @@ def setup(app):
     app.connect("doctree-resolved", _widen_long_cells)
     # Before the theme's own handler (priority 501) builds the download menu.
     app.connect("html-page-context", _offer_notebook, priority=450)
+    app.connect("doctree-read", _write_download)
+    app.connect("env-get-outdated", _stale_downloads)
