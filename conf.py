@@ -304,6 +304,26 @@ def _widen_long_cells(app, doctree, docname) -> None:
             target["classes"].append("full-width")
 
 
+# --- Status page: a text mark for each chapter's run, not an emoji ------------------------------
+def _status_marks(app, doctree, docname) -> None:
+    """``doctree-resolved``: myst-nb's execution table marks a run with ✅ or ❌, which shows as an
+    empty box where no emoji font is installed; the cell says "succeeded" or "failed" instead, with
+    a check mark drawn by CSS (book/_static/layout.css)."""
+    from docutils import nodes
+
+    marks = {"\N{WHITE HEAVY CHECK MARK}": ("succeeded", "exec-ok"), "\N{CROSS MARK}": ("failed", "exec-failed")}
+    for text in list(doctree.findall(nodes.Text)):
+        if text.astext() in marks and any(isinstance(up, nodes.table) for up in _ancestors(text)):
+            word, css = marks[text.astext()]
+            text.parent.replace(text, nodes.inline(text=word, classes=["exec-status", css]))
+
+
+def _ancestors(node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
 # --- Accessibility fixes (each one found by axe-core in tests/test_browser.py) --------------------
 def _visit_citation(self, node) -> None:
     """docutils' citation list, with ``role="listitem"`` entries instead of the deprecated
@@ -340,6 +360,7 @@ def setup(app):
     app.connect("source-read", _stamp_code_dependencies)
     app.connect("build-finished", _copy_mathjax)
     app.connect("doctree-resolved", _widen_long_cells)
+    app.connect("doctree-resolved", _status_marks)
     # Before the theme's own handler (priority 501) builds the download menu.
     app.connect("html-page-context", _offer_notebook, priority=450)
     app.connect("doctree-read", _write_download)

@@ -117,3 +117,15 @@ def test_glued_numbers_were_rendered(site):
     body = soup.find("main").get_text(" ")
     assert "np.array_equal returns True" in " ".join(body.split())
     assert not re.search(r"\{glue:?\w*\}", body), "a glue role was not resolved"
+
+
+def test_status_page_marks_each_run_in_words_not_emoji(site):
+    """myst-nb's ✅/❌ show as empty boxes without an emoji font; conf.py writes words instead."""
+    from conftest import BOOK
+
+    soup = BeautifulSoup((site / "status.html").read_text(), "html.parser")
+    marks = [span.get_text() for span in soup.select("table span.exec-status")]
+    executed = sorted(p.stem for p in BOOK.glob("*.md") if "{code-cell}" in p.read_text())
+    assert marks == ["succeeded"] * len(executed), marks
+    emoji = re.compile("[\N{WHITE HEAVY CHECK MARK}\N{CROSS MARK}\U0001F300-\U0001FAFF]")
+    assert not emoji.search(soup.get_text()), "an emoji is left on the status page"
