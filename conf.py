@@ -28,7 +28,6 @@ extensions = [
     "sphinxcontrib.bibtex",
     "sphinx_exercise",
     "sphinx_togglebutton",
-    "sphinx.ext.mathjax",
 ]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "conftest.py", "_templates", "_static"]
 templates_path = ["book/_templates"]  # accessibility fixes of theme templates (see each file)
@@ -163,28 +162,92 @@ def _prepare_cache() -> None:
 
 _prepare_cache()
 
-# --- Math, served from this site: MathJax 3.2.2 from the sphinx-mathjax-offline wheel -----------
-_MATHJAX_SRC = Path(metadata.distribution("sphinx-mathjax-offline").locate_file(
-    "sphinx-mathjax-offline/static/mathjax"))
-_MATHJAX_KEEP = ("tex-chtml.js", "a11y", "adaptors", "input", "output/chtml", "sre", "ui")
-mathjax_path = "mathjax/tex-chtml.js"
-# MathJax 3 loads its CHTML fonts relative to tex-chtml.js, so copying them beside it is enough
-# (MathJax 4 would need its font path set; a browser test checks that no font leaves the site).
+# --- Math: MathML written at build time, set in a math font served by the site -------------------
+# Every formula is converted from LaTeX to MathML by latex2mathml when its page is written; current
+# Chromium, Firefox and Safari render MathML natively and screen readers read it, so pages load no
+# math script (MathJax's bundle was 1.16 MB of a 2.4 MB page). The font is STIX Two Math (SIL Open
+# Font License), shipped inside the ziamath wheel, cut down to the characters the book's formulas use
+# (with the variants and pieces its stretchy brackets need) and renamed "Book Math", so every reader
+# sees the same glyphs.
+html_math_renderer = "mathml"
+_MATH_FONT = "book-math.woff"
+_MATH_FAMILY = "Book Math"
 
 
-def _copy_mathjax(app, exception) -> None:
-    """Copy only the MathJax files the page can load (the CHTML bundle, its fonts and the
-    components it loads on demand), not the SVG and MathML bundles."""
+def _mathml(latex: str, display: str) -> str:
+    from latex2mathml.converter import convert
+
+    # latex2mathml knows align* (an mtable with right/left column pairs) but not aligned
+    latex = re.sub(r"\\(begin|end)\{aligned\}", r"\\\1{align*}", latex)
+    try:
+        markup = convert(latex.strip(), display=display)
+    except Exception as err:  # noqa: BLE001 - latex2mathml raises bare exceptions for bad TeX
+        raise ValueError(f"latex2mathml cannot convert {latex!r}: {err}") from err
+    if re.search(r">[^<]*\\[A-Za-z]", markup) or "<mi>&</mi>" in markup:
+        raise ValueError(f"latex2mathml left a TeX command unconverted in {latex!r}: {markup[:200]}")
+    return markup
+
+
+def _visit_math(self, node) -> None:
+    from docutils import nodes
+
+    self.body.append(self.starttag(node, "span", "", CLASS="math notranslate nohighlight"))
+    self.body.append(_mathml(node.astext(), "inline") + "</span>")
+    raise nodes.SkipNode
+
+
+def _visit_displaymath(self, node) -> None:
+    """As sphinx.ext.mathjax writes a display: its number and permalink, then the formula."""
+    from docutils import nodes
+    from sphinx.locale import _
+    from sphinx.util.math import get_node_equation_number
+
+    self.body.append(self.starttag(node, "div", CLASS="math notranslate nohighlight"))
+    if node["number"]:
+        self.body.append(f'<span class="eqno">({get_node_equation_number(self, node)})')
+        self.add_permalink_ref(node, _("Link to this equation"))
+        self.body.append("</span>")
+    parts = [part for part in node.astext().split("\n\n") if part.strip()]
+    latex = node.astext() if node.get("nowrap") or len(parts) == 1 else (
+        r"\begin{align*}" + r"\\".join(parts) + r"\end{align*}")
+    self.body.append(_mathml(latex, "block") + "</div>\n")
+    raise nodes.SkipNode
+
+
+def _write_math_font(app, exception) -> None:
+    """``build-finished``: the math font, subset to the characters of every formula in the written
+    pages (read back from them: pages are written by parallel workers), plus printable ASCII."""
     if exception is not None or app.builder.format != "html":
         return
-    dest = Path(app.outdir) / "_static" / "mathjax"
-    for item in _MATHJAX_KEEP:
-        src = _MATHJAX_SRC / item
-        if src.is_dir():
-            shutil.copytree(src, dest / item, dirs_exist_ok=True)
-        else:
-            dest.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / item)
+    import html
+
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    source = Path(metadata.distribution("ziamath").locate_file("ziamath/fonts/STIXTwoMath-Regular.ttf"))
+    chars = {chr(c) for c in range(0x20, 0x7F)}
+    for page in sorted(Path(app.outdir).rglob("*.html")):
+        for formula in re.findall(r"<math\b.*?</math>", page.read_text(encoding="utf-8"), re.S):
+            chars |= set(html.unescape(re.sub(r"<[^>]+>", "", formula)))
+    options = subset.Options()
+    options.flavor = "woff"
+    options.layout_features = ["*"]
+    options.name_IDs = ["*"]
+    font = TTFont(source, recalcTimestamp=False)  # the source's date: two builds write the same bytes
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(unicodes=sorted(ord(c) for c in chars if not c.isspace()))
+    subsetter.subset(font)
+    # A subset is a Modified Version under the OFL, which may not keep the Reserved Font Name
+    # "STIX": the family is renamed; the copyright and licence records stay.
+    names = {1: _MATH_FAMILY, 3: f"{_MATH_FAMILY} subset", 4: _MATH_FAMILY, 6: _MATH_FAMILY.replace(" ", ""),
+             16: _MATH_FAMILY}
+    for record in font["name"].names:
+        if record.nameID in names:
+            record.string = names[record.nameID]
+    dest = Path(app.outdir) / "_static" / _MATH_FONT
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    font.flavor = "woff"
+    font.save(dest, reorderTables=True)
 
 
 # --- Bibliography -------------------------------------------------------------------------------
@@ -358,7 +421,8 @@ def setup(app):
     app.add_node(HideCodeCellNode, override=True, html=(_visit_hidden_input, depart_HideCellInput))
     app.add_config_value("seqmodels_environment_hash", "", "env")
     app.connect("source-read", _stamp_code_dependencies)
-    app.connect("build-finished", _copy_mathjax)
+    app.add_html_math_renderer("mathml", (_visit_math, None), (_visit_displaymath, None))
+    app.connect("build-finished", _write_math_font)
     app.connect("doctree-resolved", _widen_long_cells)
     app.connect("doctree-resolved", _status_marks)
     # Before the theme's own handler (priority 501) builds the download menu.

@@ -3,9 +3,9 @@
 The site is served from ``<BUILDDIR>/html`` on 127.0.0.1 (a thread inside the test) and every page
 is opened twice, once with the system in light mode and once in dark mode. Requests to any other
 host are blocked and recorded. The tests fail on a request that left the site, a console error or
-page error, a local file that did not load, an image with ``naturalWidth == 0``, math that MathJax
-did not render, a theme that did not follow the system's mode, a figure without its light card in
-dark mode, a search that finds nothing, or an accessibility violation of moderate or higher impact
+page error, a local file that did not load, an image with ``naturalWidth == 0``, math that did not
+render (no MathML box, TeX left unconverted, or the site's math font not loaded), a theme that did
+not follow the system's mode, a figure without its light card in dark mode, a search that finds nothing, or an accessibility violation of moderate or higher impact
 found by axe-core (vendored in ``tests/vendor/axe-core``, injected by the test, never part of the
 site). Every page is also opened at a laptop's width and a phone's: no box may be wider than its
 space, and no page may scroll sideways.
@@ -143,15 +143,19 @@ IMAGES_JS = """async () => {
 MATH_JS = """async () => {
   const nodes = Array.from(document.querySelectorAll(".math"));
   if (nodes.length === 0) return {count: 0};
-  if (!window.MathJax || !MathJax.startup || !MathJax.startup.promise) {
-    return {count: nodes.length, rendered: 0, errors: 0, loaded: false};
-  }
-  await MathJax.startup.promise;
   await document.fonts.ready;
-  const bare = nodes.filter(n => !n.querySelector("mjx-container"));
-  return {count: nodes.length, rendered: nodes.length - bare.length, loaded: true,
-          errors: document.querySelectorAll("mjx-merror, [data-mjx-error]").length,
-          unrendered: bare.slice(0, 3).map(n => n.textContent.slice(0, 80))};
+  const bare = nodes.filter(n => {
+    const m = n.querySelector("math");
+    if (!m) return true;
+    const box = m.getBoundingClientRect();
+    return box.width === 0 || box.height === 0;
+  });
+  const font = Array.from(document.fonts).some(
+      f => f.family.replace(/"/g, "") === "Book Math" && f.status === "loaded");
+  const tex = nodes.filter(n => /\\\\[A-Za-z]/.test(n.textContent));
+  return {count: nodes.length, rendered: nodes.length - bare.length, loaded: font,
+          errors: document.querySelectorAll("merror").length + tex.length,
+          unrendered: bare.concat(tex).slice(0, 3).map(n => n.textContent.slice(0, 80))};
 }"""
 
 THEME_JS = """() => ({mode: document.documentElement.dataset.mode,
@@ -201,7 +205,6 @@ LAYOUT_JS = """async (allowScroll) => {
   // Open everything a reader can open, so that hidden code and solutions are measured too.
   document.querySelectorAll("details:not([open])").forEach(d => { d.open = true; });
   document.querySelectorAll("button.toggle-button.toggle-button-hidden").forEach(b => b.click());
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
   await document.fonts.ready;
   await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
   const finite = document.getAnimations().filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity);
@@ -229,17 +232,17 @@ LAYOUT_JS = """async (allowScroll) => {
     return `<${el.tagName.toLowerCase()}${cls ? "." + cls : ""}> in #${id || "?"}: "${text}"`;
   };
   // what may scroll sideways inside its own box at phone width: code, outputs, tables, equations
-  const SCROLLERS = "pre, div.highlight, div.cell_output, .pst-scrollable-table-container, mjx-container";
+  const SCROLLERS = "pre, div.highlight, div.cell_output, .pst-scrollable-table-container, div.math";
   const scrollerAbove = el => {
     for (let p = el.parentElement; p && p !== article; p = p.parentElement) if (scrolls(p) && p.matches(SCROLLERS)) return true;
     return false;
   };
   const flagged = new Set();
   for (const el of article.querySelectorAll("*")) {
-    // MathJax's own boxes overhang by design (italic corrections, the hidden MathML copy):
-    // a formula is measured by the box of its typeset math only
+    // the parts of a formula overhang each other by design (italic corrections, accents):
+    // a formula is measured by its <math> box only
     const tag = el.tagName.toLowerCase();
-    if (tag.startsWith("mjx-") && tag !== "mjx-math" || el.closest("mjx-assistive-mml")) continue;
+    if (tag !== "math" && el.closest("math")) continue;
     const style = getComputedStyle(el);
     if (style.display === "none" || style.visibility === "hidden") continue;
     // inside a box that clips or scrolls sideways: measured as that box
@@ -281,7 +284,7 @@ def open_page(context, server: str, page_name: str, visit: Visit, shots: Path) -
         visit.math = page.evaluate(MATH_JS)
         visit.broken_images = page.evaluate(IMAGES_JS)
         # No wait for "networkidle": Chromium sometimes never reports it on a page opened after
-        # another one in the same context. MathJax (fonts included) and the images were awaited
+        # another one in the same context. The fonts (math included) and the images were awaited
         # above; a late request is still recorded by the listeners until the page closes.
         visit.theme = page.evaluate(THEME_JS)
         if visit.scheme == "dark":
@@ -361,7 +364,7 @@ def test_math_renders_on_every_page_with_math(visits):
     assert any(v.page == "rnn.html" for v in with_math), "no math found on rnn.html: the check is blind"
     bad = {f"{v.page} ({v.scheme})": v.math for v in with_math
            if not v.math.get("loaded") or v.math["rendered"] != v.math["count"] or v.math["errors"]}
-    assert not bad, f"math that MathJax did not render: {bad}"
+    assert not bad, f"math that did not render as MathML in the site's math font: {bad}"
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
