@@ -30,11 +30,26 @@ MISSING = "\N{EM DASH}"
 @dataclass(frozen=True)
 class Column:
     """One column: its ``header``, the ``unit`` shown after it in parentheses, and the format
-    spec of its numbers (``".2f"``, ``".0%"``, ``","``; empty: ``str``)."""
+    spec of its numbers (``".2f"``, ``".0%"``, ``","``; empty: ``str``).
+
+    Raises
+    ------
+    ValueError
+        ``header``, ``unit`` or ``fmt`` not a string, or ``fmt`` not a format spec for numbers.
+    """
 
     header: str
     unit: str = ""
     fmt: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("header", "unit", "fmt"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"{name} must be a str, got {type(getattr(self, name)).__name__}")
+        try:
+            format(1.5, self.fmt)
+        except ValueError as err:
+            raise ValueError(f"fmt must be a format spec for numbers such as '.2f', got {self.fmt!r} ({err})") from None
 
     @property
     def title(self) -> str:
@@ -57,9 +72,21 @@ def _cell(value: Any, column: Column, where: str) -> tuple[str, bool]:
 
 
 class Table:
-    """A formatted table; build it with :func:`result_table`."""
+    """A formatted table; build it with :func:`result_table`.
+
+    Raises
+    ------
+    ValueError
+        ``columns`` not all :class:`Column`, or ``cells`` not one row of ``(text, is_number)`` pairs
+        per row with one pair per column.
+    """
 
     def __init__(self, columns: Sequence[Column], cells: list[list[tuple[str, bool]]], caption: str):
+        if not all(isinstance(c, Column) for c in columns):
+            raise ValueError("columns must all be Column objects (use result_table to build a Table)")
+        if not all(len(row) == len(columns) and all(isinstance(c, tuple) and len(c) == 2 for c in row)
+                   for row in cells):
+            raise ValueError("cells must hold one (text, is_number) pair per column in every row")
         self.columns, self.cells, self.caption = list(columns), cells, caption
 
     def _repr_html_(self) -> str:
@@ -87,6 +114,12 @@ class Table:
 def result_table(rows: Sequence[Sequence[Any]], columns: Sequence[Column | str], caption: str = "") -> Table:
     """A :class:`Table` of ``rows`` (one sequence of values per row) under ``columns`` (a
     :class:`Column`, or a header string for a column of text or plain numbers).
+
+    Raises
+    ------
+    ValueError
+        ``rows`` or ``columns`` empty, a row of the wrong length, a cell that is not a finite
+        number, a string or None, or a column that is neither a :class:`Column` nor a str.
 
     >>> result_table([], ["a"])
     Traceback (most recent call last):
