@@ -24,7 +24,7 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ._checks import as_int_list, positive_int
+from ._checks import as_int_list, as_rng, positive_int
 from .attention import (KVCache, causal_mask, decode, decode_step, decode_step_without_cache, generate,
                         init_attention, self_attention)
 from .numeric import softmax
@@ -90,11 +90,12 @@ def _decoder(d_model: int, n_layers: int, n: int, seed: int):
 
 def kv_step_times(lengths, d_model: int, n_layers: int = 1, seed: int = 0,
                   repeat: int = 5) -> dict[str, np.ndarray]:
-    """Wall time of one decoding step at each context length ``t`` in ``lengths``.
+    """Time of one decoding step at each context length ``t`` in ``lengths``.
 
     ``"cache"``: :func:`~seqmodels.attention.decode_step` with ``t - 1`` positions already cached;
     ``"no_cache"``: :func:`~seqmodels.attention.decode_step_without_cache` on a prefix of ``t``.
-    Each value is the best of ``repeat`` runs, in seconds; arrays of shape ``(len(lengths),)``.
+    Each value is the best of ``repeat`` runs in CPU time, the two variants interleaved
+    (:func:`_interleaved_best`), in seconds; arrays of shape ``(len(lengths),)``.
     Raises ``ValueError`` unless ``lengths`` is a non-empty list of integers >= 1 and the sizes and
     ``repeat`` are integers >= 1.
     """
@@ -111,22 +112,26 @@ def kv_step_times(lengths, d_model: int, n_layers: int = 1, seed: int = 0,
             kv.length = t - 1
             decode_step(X[t - 1], layers, kv)
 
-        out["cache"].append(best_time(cached_step, repeat))
-        out["no_cache"].append(best_time(lambda t=t: decode_step_without_cache(X[:t], layers), repeat))
+        best = _interleaved_best({"cache": cached_step,
+                                  "no_cache": lambda t=t: decode_step_without_cache(X[:t], layers)}, repeat)
+        for name in out:
+            out[name].append(best[name])
     return {k: np.array(v) for k, v in out.items()}
 
 
 def kv_total_times(ns, d_model: int, n_layers: int = 1, seed: int = 0,
                    repeat: int = 1) -> dict[str, np.ndarray]:
-    """Wall time of decoding ``n`` positions one at a time (:func:`~seqmodels.attention.decode`),
-    with and without the cache, for each ``n`` in ``ns``; best of ``repeat`` runs, in seconds.
+    """Time of decoding ``n`` positions one at a time (:func:`~seqmodels.attention.decode`),
+    with and without the cache, for each ``n`` in ``ns``; best of ``repeat`` runs in CPU time, the
+    two variants interleaved (:func:`_interleaved_best`), in seconds.
     Raises ``ValueError`` as :func:`kv_step_times` does, for ``ns``."""
     ns = as_int_list("ns", ns)
     d_model, n_layers = positive_int("d_model", d_model), positive_int("n_layers", n_layers)
     repeat = positive_int("repeat", repeat)
     layers, X = _decoder(d_model, n_layers, max(ns), seed)
-    return {name: np.array([best_time(lambda n=n: decode(X[:n], layers, cache=flag), repeat) for n in ns])
-            for name, flag in (("cache", True), ("no_cache", False))}
+    rows = [_interleaved_best({"cache": lambda n=n: decode(X[:n], layers, cache=True),
+                               "no_cache": lambda n=n: decode(X[:n], layers, cache=False)}, repeat) for n in ns]
+    return {name: np.array([row[name] for row in rows]) for name in ("cache", "no_cache")}
 
 
 # --- one layer over growing lengths ------------------------------------------------------------
@@ -268,6 +273,23 @@ def attention_split_times(lengths, d: int = 64, seed: int = 0, repeat: int = 3) 
     return {k: np.array(v) for k, v in out.items()}
 
 
+def _toy_decoder(d_model: int, n_layers: int, vocab_size: int, rng) -> tuple:
+    """The random toy decoder that :func:`prefill_decode_times` times: ``(E, layers, W_unembed)``,
+    an embedding ``(vocab_size, d_model)``, ``n_layers`` attention layers from
+    :func:`~seqmodels.attention.init_attention` and a read-out ``(d_model, vocab_size)``.
+
+    >>> E, layers, W_u = _toy_decoder(8, 2, 10, 0)
+    >>> E.shape, len(layers), W_u.shape
+    ((10, 8), 2, (8, 10))
+    """
+    d_model, n_layers = positive_int("d_model", d_model), positive_int("n_layers", n_layers)
+    vocab_size, rng = positive_int("vocab_size", vocab_size), as_rng("rng", rng)
+    E = rng.normal(size=(vocab_size, d_model))
+    W_unembed = rng.normal(size=(d_model, vocab_size))
+    layers = [init_attention(d_model, d_model, d_model, rng) for _ in range(n_layers)]
+    return E, layers, W_unembed
+
+
 def prefill_decode_times(lengths, d_model: int = 256, n_layers: int = 2, vocab_size: int = 512, seed: int = 0,
                          repeat: int = 3) -> dict[str, np.ndarray]:
     """Reading ``n`` tokens at once against producing ``n`` tokens one at a time, with
@@ -278,7 +300,8 @@ def prefill_decode_times(lengths, d_model: int = 256, n_layers: int = 2, vocab_s
     - ``"decode"``: ``generate(prompt[:1], n - 1, ...)``: the same number of positions, all but the
       first produced by a decoding step of one position each.
 
-    Random weights (a toy model: the computation's shape is the point). CPU seconds, best of
+    Random weights from ``_toy_decoder`` with ``seed`` (a toy model: the computation's
+    shape is the point). CPU seconds, best of
     ``repeat`` interleaved runs on one BLAS thread; arrays of shape ``(len(lengths),)``.
 
     Raises
@@ -291,9 +314,7 @@ def prefill_decode_times(lengths, d_model: int = 256, n_layers: int = 2, vocab_s
     d_model, n_layers = positive_int("d_model", d_model), positive_int("n_layers", n_layers)
     vocab_size = positive_int("vocab_size", vocab_size)
     rng = np.random.default_rng(positive_int("seed", seed, minimum=0))
-    E = rng.normal(size=(vocab_size, d_model))
-    W_unembed = rng.normal(size=(d_model, vocab_size))
-    layers = [init_attention(d_model, d_model, d_model, rng) for _ in range(n_layers)]
+    E, layers, W_unembed = _toy_decoder(d_model, n_layers, vocab_size, rng)
     prompt = rng.integers(0, vocab_size, size=max(lengths))
     out: dict[str, list[float]] = {"prefill": [], "decode": []}
     for n in lengths:
