@@ -15,7 +15,7 @@ from .complexity import MODELS, critical_path, dependency_graph, max_path_length
 from .lstm import init_lstm, lstm_forward
 from .probe import attention_read, final_states, linear_probe, token_sequences
 from .rnn import init_rnn, rnn_forward
-from .timing import _interleaved_best, one_blas_thread
+from .timing import interleaved_best, one_blas_thread
 
 
 @one_blas_thread
@@ -73,7 +73,7 @@ def comparison_table(n: int = 256, d: int = 64, T: int = 30, distance: int = 10,
     }
     memory = {"Word2Vec": 0.0, "RNN": d / n, "LSTM": 2 * d / n, "Bi-LSTM": (n * d + 4 * d) / n,
               "Transformer self-attention": 2.0 * d}
-    times = _interleaved_best(runs, repeat)
+    times = interleaved_best(runs, repeat)
     table = {}
     for model in MODELS:
         graph = dependency_graph(model, n)
