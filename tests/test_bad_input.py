@@ -117,6 +117,9 @@ def case(target: str, label: str, arg: str, thunk, exc: type = ValueError) -> No
 
 
 # tables
+case("timing.interleaved_best", "no functions", "fns", lambda: timing.interleaved_best({}, 1))
+case("timing.interleaved_best", "not callable", "fns", lambda: timing.interleaved_best({"a": 3}, 1))
+case("timing.interleaved_best", "repeat 0", "repeat", lambda: timing.interleaved_best({"a": lambda: None}, 0))
 case("tables.Column", "header not a str", "header", lambda: tables.Column(3))
 case("tables.Column", "bad format spec", "fmt", lambda: tables.Column("loss", fmt=".2q"))
 case("tables.Table", "columns not Columns", "columns", lambda: tables.Table(["a"], [], ""))
