@@ -26,6 +26,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import seqmodels  # noqa: E402
+from seqmodels import tables  # noqa: E402
 from seqmodels import (attention, birnn, blocks, charlm, comparison, complexity, corpus, delay,  # noqa: E402
                        diagrams, gradient_paths, lstm, numeric, optim, plotting, pretrained, probe, projection,
                        rnn, senses, serving, timing, train, vectors, word2vec)
@@ -114,6 +115,20 @@ CASES: list[tuple[str, str, str, object, type]] = []
 def case(target: str, label: str, arg: str, thunk, exc: type = ValueError) -> None:
     CASES.append((target, label, arg, thunk, exc))
 
+
+# tables
+case("timing.interleaved_best", "no functions", "fns", lambda: timing.interleaved_best({}, 1))
+case("timing.interleaved_best", "not callable", "fns", lambda: timing.interleaved_best({"a": 3}, 1))
+case("timing.interleaved_best", "repeat 0", "repeat", lambda: timing.interleaved_best({"a": lambda: None}, 0))
+case("tables.Column", "header not a str", "header", lambda: tables.Column(3))
+case("tables.Column", "bad format spec", "fmt", lambda: tables.Column("loss", fmt=".2q"))
+case("tables.Table", "columns not Columns", "columns", lambda: tables.Table(["a"], [], ""))
+case("tables.Table", "a cell missing", "cells", lambda: tables.Table([tables.Column("a")], [[]], ""))
+case("tables.result_table", "no rows", "rows", lambda: tables.result_table([], ["a"]))
+case("tables.result_table", "no columns", "columns", lambda: tables.result_table([(1,)], []))
+case("tables.result_table", "row too long", "rows", lambda: tables.result_table([(1, 2)], ["a"]))
+case("tables.result_table", "NaN cell", "rows", lambda: tables.result_table([(NAN,)], [tables.Column("x", fmt=".2f")]))
+case("tables.result_table", "object cell", "rows", lambda: tables.result_table([(object(),)], ["x"]))
 
 # numeric
 case("numeric.sigmoid", "NaN", "z", lambda: numeric.sigmoid([0.0, NAN]))

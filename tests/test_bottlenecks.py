@@ -120,6 +120,8 @@ def test_depth_arms_pure_collapses_and_pre_ln_holds():
     assert np.all(r["pure attention"]["uniformity"][:, -1] < 1e-2 * r["pure attention"]["uniformity"][:, 0])
     assert np.all(r["residual, pre-LN"]["uniformity"][:, -1] > r["pure attention"]["uniformity"][:, -1])
     assert np.all(r["residual"]["norm"][:, -1] > r["residual"]["norm"][:, 0])
+    # The scaled control: no normalisation, each update shrunk by 1/sqrt(L); it keeps the positions apart.
+    assert np.all(r["residual ×1/√L"]["uniformity"][:, -1] > 3 * r["residual"]["uniformity"][:, -1])
 
 
 @settings(max_examples=20, deadline=None)

@@ -75,6 +75,11 @@ def test_mlp_and_blocks():
         assert len(states) == 4 and all(s.shape == X.shape for s in states)
     post = block_stack_states(X, blocks, norm="post")[-1]
     assert np.allclose(post.mean(axis=-1), 0, atol=1e-12)  # post-LN ends on a normalised vector
+    # A branch scale of 1 is the plain residual stack; a smaller one moves the stream less per block.
+    plain = block_stack_states(X, blocks)
+    assert np.allclose(block_stack_states(X, blocks, branch_scale=1.0)[-1], plain[-1])
+    small = block_stack_states(X, blocks, branch_scale=0.01)
+    assert np.linalg.norm(small[1] - X) < np.linalg.norm(plain[1] - X)
     # Causal: changing the last position changes nothing before it.
     Z = X.copy()
     Z[-1] += 1.0
@@ -87,6 +92,10 @@ def test_blocks_reject_bad_input():
         block_stack_states(X, init_blocks(1, 4, 0), norm="mid")
     with pytest.raises(ValueError, match=r"residual=False is the pure stack"):
         block_stack_states(X, init_blocks(1, 4, 0), residual=False, norm="pre")
+    with pytest.raises(ValueError, match=r"branch_scale must be a finite number > 0"):
+        block_stack_states(X, init_blocks(1, 4, 0), branch_scale=float("nan"))
+    with pytest.raises(ValueError, match=r"branch_scale scales a residual branch"):
+        block_stack_states(X, init_blocks(1, 4, 0), residual=False, branch_scale=0.5)
     with pytest.raises(ValueError, match=r"W_1 must have shape \(d_model, d_ff\) with d_model = 4"):
         mlp(X, np.zeros((3, 2)), np.zeros((2, 4)))
     with pytest.raises(ValueError, match=r"X must be finite"):

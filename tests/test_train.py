@@ -155,14 +155,15 @@ def test_delay_result_table_and_experiment_are_deterministic():
     a = delay_experiment([1, 3], seeds=(0, 1), config=TrainConfig(steps=30), n_test=50)
     b = delay_experiment([1, 3], seeds=(0, 1), config=TrainConfig(steps=30), n_test=50)
     np.testing.assert_array_equal(a.accuracy, b.accuracy)
-    assert a.accuracy.shape == (2, 2, 2) and a.table() == b.table()
-    assert a.table().count("\n") == 3 and set(a.runs) == {(c, d, s) for c in ("RNN", "LSTM")
+    assert a.accuracy.shape == (2, 2, 2) and a.table()._repr_html_() == b.table()._repr_html_()
+    assert str(a.table()).count("\n") == 2 and set(a.runs) == {(c, d, s) for c in ("RNN", "LSTM")
                                                          for d in (1, 3) for s in (0, 1)}
     assert a.chance == 1 / DelayTask().n_symbols
     np.testing.assert_array_equal(a.solved(), (a.accuracy >= a.solved_at).sum(axis=-1))
-    rows = a.table().splitlines()[2:]
+    cells = a.table().cells
     for j, delay in enumerate((1, 3)):  # each row shows that delay's mean and solved count per cell
-        assert rows[j].startswith(f"| {delay} | {a.accuracy[0, j].mean():.0%} | {a.solved()[0, j]} of 2 |")
+        assert [text for text, _ in cells[j][:3]] == [str(delay), f"{a.accuracy[0, j].mean():.0%}",
+                                                     f"{a.solved()[0, j]} of 2"]
 
 
 @pytest.mark.parametrize("call,match", [

@@ -30,6 +30,7 @@ Shared machinery:
 - ``seqmodels.train``: training any recurrent layer with a classifier head on its final state.
 - ``seqmodels.projection``: PCA, for drawing high-dimensional vectors in 2-D.
 - ``seqmodels.plotting``: the book's matplotlib style.
+- ``seqmodels.tables``: tabular results shown as HTML tables, with units and one format per column.
 - ``seqmodels.diagrams``: unrolled recurrent networks (the three shapes of use, shared weights).
 
 Experiments:

@@ -113,18 +113,22 @@ def init_blocks(n_blocks: int, d_model: int, rng, *, with_mlp: bool = True) -> l
     return blocks
 
 
-def block_stack_states(X, blocks, *, residual: bool = True, norm: str | None = None) -> list[np.ndarray]:
+def block_stack_states(X, blocks, *, residual: bool = True, norm: str | None = None,
+                       branch_scale: float = 1.0) -> list[np.ndarray]:
     """Run causal blocks over ``X`` (``([batch,] T, d_model)``); return ``[X_0, X_1, ..., X_L]``.
 
     ``blocks`` come from :func:`init_blocks`: 3 arrays (attention only) or 5 (attention and MLP).
     ``residual=False`` (allowed only with ``norm=None``) replaces the input by each sub-layer's
     output, ``X = f(X)``: "pure" attention, or attention and MLP without skip connections.
+    ``branch_scale`` multiplies each sub-layer's output before it is added to the stream,
+    ``X + branch_scale * f(X)`` (for example ``1 / sqrt(n_blocks)``); it needs ``residual=True``.
 
     Raises
     ------
     ValueError
         If ``norm`` is not one of ``None, "post", "pre"``, if ``residual=False`` is combined with a
-        normalisation, or if a block does not hold 3 or 5 arrays.
+        normalisation, if ``branch_scale`` is not a finite number > 0 or is set without a residual,
+        or if a block does not hold 3 or 5 arrays.
 
     >>> rng = np.random.default_rng(0)
     >>> states = block_stack_states(rng.normal(size=(5, 4)), init_blocks(3, 4, rng), norm="pre")
@@ -136,15 +140,20 @@ def block_stack_states(X, blocks, *, residual: bool = True, norm: str | None = N
         raise ValueError(f"norm must be one of {NORMS}, got {norm!r}")
     if not residual and norm is not None:
         raise ValueError(f"residual=False is the pure stack and takes norm=None, got norm={norm!r}")
+    branch_scale = float(branch_scale)
+    if not (np.isfinite(branch_scale) and branch_scale > 0):
+        raise ValueError(f"branch_scale must be a finite number > 0, got {branch_scale}")
+    if not residual and branch_scale != 1.0:
+        raise ValueError(f"branch_scale scales a residual branch and needs residual=True, got {branch_scale}")
 
     def apply(X, f):
         if not residual:
             return f(X)
         if norm == "post":
-            return layer_norm(X + f(X))
+            return layer_norm(X + branch_scale * f(X))
         if norm == "pre":
-            return X + f(layer_norm(X))
-        return X + f(X)
+            return X + branch_scale * f(layer_norm(X))
+        return X + branch_scale * f(X)
 
     states = [X]
     for i, block in enumerate(blocks):

@@ -15,7 +15,7 @@ from .complexity import MODELS, critical_path, dependency_graph, max_path_length
 from .lstm import init_lstm, lstm_forward
 from .probe import attention_read, final_states, linear_probe, token_sequences
 from .rnn import init_rnn, rnn_forward
-from .timing import best_time, one_blas_thread
+from .timing import interleaved_best, one_blas_thread
 
 
 @one_blas_thread
@@ -25,8 +25,9 @@ def comparison_table(n: int = 256, d: int = 64, T: int = 30, distance: int = 10,
 
     - ``"steps"``: :func:`critical_path` of one layer over ``n`` tokens;
     - ``"path"``: :func:`max_path_length` over ``n`` tokens (``None``: no position reaches another);
-    - ``"time_ms"``: wall time of one layer over ``n`` tokens of width ``d``, one sequence (batch 1),
-      attention causal like the recurrent layers (best of ``repeat``, one BLAS thread) --
+    - ``"time_ms"``: CPU time of one layer over ``n`` tokens of width ``d``, one sequence (batch 1),
+      attention causal like the recurrent layers (best of ``repeat`` runs, the models' runs
+      interleaved, one BLAS thread) --
       **measured on the machine that runs this**; ``None`` for Word2Vec, a table lookup, not a layer;
     - ``"accuracy"``: :func:`linear_probe` accuracy for the token ``distance`` positions before the
       last, read from the last representation (state size ``d``; sequences of ``T`` random tokens
@@ -72,10 +73,12 @@ def comparison_table(n: int = 256, d: int = 64, T: int = 30, distance: int = 10,
     }
     memory = {"Word2Vec": 0.0, "RNN": d / n, "LSTM": 2 * d / n, "Bi-LSTM": (n * d + 4 * d) / n,
               "Transformer self-attention": 2.0 * d}
+    times = interleaved_best(runs, repeat)
     table = {}
     for model in MODELS:
         graph = dependency_graph(model, n)
         table[model] = {"steps": critical_path(graph), "path": max_path_length(graph, n),
-                        "time_ms": 1e3 * best_time(runs[model], repeat) if model in runs else None, "accuracy": accuracy[model],
+                        "time_ms": 1e3 * times[model] if model in runs else None,
+                        "accuracy": accuracy[model],
                         "memory_per_token": memory[model]}
     return table

@@ -24,6 +24,7 @@ from threadpoolctl import threadpool_limits
 
 from ._checks import as_int_list, as_rng, finite_float, positive_int
 from .train import Recurrence, TrainConfig, Trained, accuracy, lstm_cell, rnn_cell, train_classifier
+from .tables import Column, Table, result_table
 
 
 @dataclass(frozen=True)
@@ -111,23 +112,24 @@ class DelayResult:
         """(n_cells, n_delays): how many seeds reached ``solved_at``."""
         return (self.accuracy >= self.solved_at).sum(axis=-1)
 
-    def table(self) -> str:
-        """Mean accuracy and solved seeds as a Markdown table, one row per delay.
+    def table(self) -> Table:
+        """Mean accuracy and solved seeds, one row per delay (shown as an HTML table in the book).
 
         >>> r = DelayResult(np.array([5]), ("RNN", "LSTM"), (0, 1), np.array([[[0.5, 1.0]], [[1.0, 1.0]]]),
         ...                 {}, 0.25)
         >>> print(r.table())
-        | delay (steps) | RNN: mean accuracy | RNN: seeds solved | LSTM: mean accuracy | LSTM: seeds solved |
-        |---:|---:|---:|---:|---:|
-        | 5 | 75% | 1 of 2 | 100% | 2 of 2 |
+        delay (steps)  RNN: mean accuracy  RNN: seeds solved  LSTM: mean accuracy  LSTM: seeds solved
+                    5                 75%             1 of 2                 100%              2 of 2
         """
         n = len(self.seeds)
-        head = "| delay (steps) | " + " | ".join(f"{c}: mean accuracy | {c}: seeds solved" for c in self.cells) + " |"
-        rule = "|---:|" + "---:|---:|" * len(self.cells)
+        columns = [Column("delay", "steps")]
+        for cell in self.cells:
+            columns += [Column(f"{cell}: mean accuracy", fmt=".0%"), Column(f"{cell}: seeds solved")]
         mean, solved = self.accuracy.mean(axis=-1), self.solved()
-        rows = [f"| {d} | " + " | ".join(f"{mean[i, j]:.0%} | {solved[i, j]} of {n}" for i in range(len(self.cells))) + " |"
+        rows = [[int(d)] + [value for i in range(len(self.cells))
+                            for value in (float(mean[i, j]), f"{solved[i, j]} of {n}")]
                 for j, d in enumerate(self.delays)]
-        return "\n".join([head, rule, *rows])
+        return result_table(rows, columns)
 
 
 def delay_experiment(delays, seeds=(0, 1, 2), cells: tuple[Recurrence, ...] = DELAY_CELLS,

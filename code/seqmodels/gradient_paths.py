@@ -63,15 +63,19 @@ def gradient_by_distance(T: int = 60, d: int = 32, n_draws: int = 10, seed: int 
     return {name: _geometric_mean(rows) for name, rows in norms.items()}
 
 
-#: The arms of :func:`depth_arms`: name -> (residual, norm, with_mlp).
+#: The arms of :func:`depth_arms`: name -> (residual, norm, with_mlp, branch_scale). A branch scale
+#: of ``None`` means ``1 / sqrt(max_depth)``: each block's update shrunk relative to the stream, no
+#: normalisation anywhere.
 DEPTH_ARMS = {
-    "pure attention": (False, None, False),
-    "residual": (True, None, False),
-    "residual + MLP": (True, None, True),
-    "residual, post-LN": (True, "post", False),
-    "residual, post-LN + MLP": (True, "post", True),
-    "residual, pre-LN": (True, "pre", False),
-    "residual, pre-LN + MLP": (True, "pre", True),
+    "pure attention": (False, None, False, 1.0),
+    "residual": (True, None, False, 1.0),
+    "residual + MLP": (True, None, True, 1.0),
+    "residual ×1/√L": (True, None, False, None),
+    "residual ×1/√L + MLP": (True, None, True, None),
+    "residual, post-LN": (True, "post", False, 1.0),
+    "residual, post-LN + MLP": (True, "post", True, 1.0),
+    "residual, pre-LN": (True, "pre", False, 1.0),
+    "residual, pre-LN + MLP": (True, "pre", True, 1.0),
 }
 
 
@@ -128,12 +132,14 @@ def depth_arms(max_depth: int = 32, T: int = 16, d: int = 32, seeds=tuple(range(
             raise ValueError(f"arms must be names from DEPTH_ARMS {tuple(DEPTH_ARMS)}, got {arm!r}")
     out = {}
     for arm in arms:
-        residual, norm, with_mlp = DEPTH_ARMS[arm]
+        residual, norm, with_mlp, scale = DEPTH_ARMS[arm]
+        scale = 1.0 / np.sqrt(max_depth) if scale is None else scale
         uni, size = [], []
         for seed in seeds:
             X = np.random.default_rng([seed, 0]).normal(size=(T, d))
             blocks = init_blocks(max_depth, d, np.random.default_rng([seed, 1]), with_mlp=with_mlp)
-            states = np.stack(block_stack_states(X, blocks, residual=residual, norm=norm))  # (L+1, T, d)
+            states = np.stack(block_stack_states(X, blocks, residual=residual, norm=norm,
+                                                 branch_scale=scale))  # (L+1, T, d)
             uni.append(token_uniformity(states))
             size.append(np.linalg.norm(states, axis=-1).mean(axis=-1))
         out[arm] = {"uniformity": np.array(uni), "norm": np.array(size)}

@@ -181,7 +181,8 @@ def prefill_cost(shape: ModelShape, n: int) -> dict[str, float]:
 
     ``"weight_flops"``: ``2 * weights_read * n``; ``"attention_flops"``: ``4 * n_layers * d_model``
     times the ``n (n + 1) / 2`` query-key pairs a causal mask keeps; ``"weight_bytes"``: every
-    weight read once; ``"cache_bytes"``: the cache of ``n`` tokens, written once.
+    weight read once; ``"cache_bytes"``: the cache of ``n`` tokens, written once. Activations and
+    an unfused score matrix are not counted, so the intensity from these bytes is an upper bound.
 
     Raises
     ------

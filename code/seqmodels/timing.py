@@ -24,7 +24,7 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ._checks import as_int_list, positive_int
+from ._checks import as_int_list, as_rng, positive_int
 from .attention import (KVCache, causal_mask, decode, decode_step, decode_step_without_cache, generate,
                         init_attention, self_attention)
 from .numeric import softmax
@@ -90,11 +90,12 @@ def _decoder(d_model: int, n_layers: int, n: int, seed: int):
 
 def kv_step_times(lengths, d_model: int, n_layers: int = 1, seed: int = 0,
                   repeat: int = 5) -> dict[str, np.ndarray]:
-    """Wall time of one decoding step at each context length ``t`` in ``lengths``.
+    """Time of one decoding step at each context length ``t`` in ``lengths``.
 
     ``"cache"``: :func:`~seqmodels.attention.decode_step` with ``t - 1`` positions already cached;
     ``"no_cache"``: :func:`~seqmodels.attention.decode_step_without_cache` on a prefix of ``t``.
-    Each value is the best of ``repeat`` runs, in seconds; arrays of shape ``(len(lengths),)``.
+    Each value is the best of ``repeat`` runs in CPU time, the two variants interleaved
+    (:func:`interleaved_best`), in seconds; arrays of shape ``(len(lengths),)``.
     Raises ``ValueError`` unless ``lengths`` is a non-empty list of integers >= 1 and the sizes and
     ``repeat`` are integers >= 1.
     """
@@ -111,22 +112,26 @@ def kv_step_times(lengths, d_model: int, n_layers: int = 1, seed: int = 0,
             kv.length = t - 1
             decode_step(X[t - 1], layers, kv)
 
-        out["cache"].append(best_time(cached_step, repeat))
-        out["no_cache"].append(best_time(lambda t=t: decode_step_without_cache(X[:t], layers), repeat))
+        best = interleaved_best({"cache": cached_step,
+                                  "no_cache": lambda t=t: decode_step_without_cache(X[:t], layers)}, repeat)
+        for name in out:
+            out[name].append(best[name])
     return {k: np.array(v) for k, v in out.items()}
 
 
 def kv_total_times(ns, d_model: int, n_layers: int = 1, seed: int = 0,
                    repeat: int = 1) -> dict[str, np.ndarray]:
-    """Wall time of decoding ``n`` positions one at a time (:func:`~seqmodels.attention.decode`),
-    with and without the cache, for each ``n`` in ``ns``; best of ``repeat`` runs, in seconds.
+    """Time of decoding ``n`` positions one at a time (:func:`~seqmodels.attention.decode`),
+    with and without the cache, for each ``n`` in ``ns``; best of ``repeat`` runs in CPU time, the
+    two variants interleaved (:func:`interleaved_best`), in seconds.
     Raises ``ValueError`` as :func:`kv_step_times` does, for ``ns``."""
     ns = as_int_list("ns", ns)
     d_model, n_layers = positive_int("d_model", d_model), positive_int("n_layers", n_layers)
     repeat = positive_int("repeat", repeat)
     layers, X = _decoder(d_model, n_layers, max(ns), seed)
-    return {name: np.array([best_time(lambda n=n: decode(X[:n], layers, cache=flag), repeat) for n in ns])
-            for name, flag in (("cache", True), ("no_cache", False))}
+    rows = [interleaved_best({"cache": lambda n=n: decode(X[:n], layers, cache=True),
+                               "no_cache": lambda n=n: decode(X[:n], layers, cache=False)}, repeat) for n in ns]
+    return {name: np.array([row[name] for row in rows]) for name in ("cache", "no_cache")}
 
 
 # --- one layer over growing lengths ------------------------------------------------------------
@@ -162,14 +167,25 @@ def sequential_timings(lengths, d: int, seed: int = 0, repeat: int = 5) -> dict[
     return {k: np.array(v) for k, v in out.items()}
 
 
-def _interleaved_best(fns: dict, repeat: int) -> dict[str, float]:
+def interleaved_best(fns: dict, repeat: int) -> dict[str, float]:
     """The shortest of ``repeat`` times of each function, in seconds of this process's CPU time
     (:func:`time.process_time`), the runs interleaved (one of each per round).
 
     On one BLAS thread, CPU time is the wall time the code would take on an idle machine; unlike
     wall time it does not count the time the process waits while other processes hold the cores,
     so comparisons between variants survive a busy machine. Interleaving makes what load remains
-    (caches and memory bandwidth shared with other processes) slow every variant alike."""
+    (caches and memory bandwidth shared with other processes) slow every variant alike.
+
+    >>> sorted(interleaved_best({"a": lambda: None, "b": lambda: sum(range(100))}, repeat=2))
+    ['a', 'b']
+
+    Raises
+    ------
+    ValueError
+        ``fns`` not a non-empty dict of callables, or ``repeat`` not an integer >= 1.
+    """
+    if not isinstance(fns, dict) or not fns or not all(callable(f) for f in fns.values()):
+        raise ValueError(f"fns must be a non-empty dict of name -> callable, got {fns!r}")
     repeat = positive_int("repeat", repeat)
     best = {name: np.inf for name in fns}
     with threadpool_limits(limits=1, user_api="blas"):
@@ -186,7 +202,7 @@ def recurrence_costs(lengths, d: int = 64, d_floor: int = 2, batch: int = 16, se
     """What the time of the RNN loop (:func:`~seqmodels.rnn.rnn_forward`) is made of, per sequence.
 
     For each ``n`` in ``lengths``, in CPU seconds per sequence of ``n`` tokens (best of ``repeat``
-    interleaved runs, one BLAS thread; see :func:`_interleaved_best`):
+    interleaved runs, one BLAS thread; see :func:`interleaved_best`):
 
     - ``"floor"``: the same loop at width ``d_floor`` (almost no arithmetic: the cost of ``n``
       Python-level steps and their numpy calls);
@@ -214,7 +230,7 @@ def recurrence_costs(lengths, d: int = 64, d_floor: int = 2, batch: int = 16, se
         X, H = rng.normal(size=(n, d)), rng.normal(size=(n, d))
         Xf, Xb = rng.normal(size=(n, d_floor)), rng.normal(size=(n, batch, d))
         W_h, W_x, b = wide
-        best = _interleaved_best({
+        best = interleaved_best({
             "floor": lambda: rnn_forward(Xf, np.zeros(d_floor), *narrow),
             "one sequence": lambda: rnn_forward(X, np.zeros(d), *wide),
             "batched": lambda: rnn_forward(Xb, np.zeros((batch, d)), *wide),
@@ -258,7 +274,7 @@ def attention_split_times(lengths, d: int = 64, seed: int = 0, repeat: int = 3) 
             Q, K, V = X @ W_q, X @ W_k, X @ W_v
             return Q @ K.T / np.sqrt(d), A @ V
 
-        best = _interleaved_best({
+        best = interleaved_best({
             "products": products,
             "mask and softmax": lambda: softmax(np.where(causal_mask(n), S, -np.inf), axis=-1),
             "total": lambda: self_attention(X, W_q, W_k, W_v, causal=True),
@@ -266,6 +282,23 @@ def attention_split_times(lengths, d: int = 64, seed: int = 0, repeat: int = 3) 
         for key, value in best.items():
             out[key].append(value)
     return {k: np.array(v) for k, v in out.items()}
+
+
+def _toy_decoder(d_model: int, n_layers: int, vocab_size: int, rng) -> tuple:
+    """The random toy decoder that :func:`prefill_decode_times` times: ``(E, layers, W_unembed)``,
+    an embedding ``(vocab_size, d_model)``, ``n_layers`` attention layers from
+    :func:`~seqmodels.attention.init_attention` and a read-out ``(d_model, vocab_size)``.
+
+    >>> E, layers, W_u = _toy_decoder(8, 2, 10, 0)
+    >>> E.shape, len(layers), W_u.shape
+    ((10, 8), 2, (8, 10))
+    """
+    d_model, n_layers = positive_int("d_model", d_model), positive_int("n_layers", n_layers)
+    vocab_size, rng = positive_int("vocab_size", vocab_size), as_rng("rng", rng)
+    E = rng.normal(size=(vocab_size, d_model))
+    W_unembed = rng.normal(size=(d_model, vocab_size))
+    layers = [init_attention(d_model, d_model, d_model, rng) for _ in range(n_layers)]
+    return E, layers, W_unembed
 
 
 def prefill_decode_times(lengths, d_model: int = 256, n_layers: int = 2, vocab_size: int = 512, seed: int = 0,
@@ -278,7 +311,8 @@ def prefill_decode_times(lengths, d_model: int = 256, n_layers: int = 2, vocab_s
     - ``"decode"``: ``generate(prompt[:1], n - 1, ...)``: the same number of positions, all but the
       first produced by a decoding step of one position each.
 
-    Random weights (a toy model: the computation's shape is the point). CPU seconds, best of
+    Random weights from ``_toy_decoder`` with ``seed`` (a toy model: the computation's
+    shape is the point). CPU seconds, best of
     ``repeat`` interleaved runs on one BLAS thread; arrays of shape ``(len(lengths),)``.
 
     Raises
@@ -291,13 +325,11 @@ def prefill_decode_times(lengths, d_model: int = 256, n_layers: int = 2, vocab_s
     d_model, n_layers = positive_int("d_model", d_model), positive_int("n_layers", n_layers)
     vocab_size = positive_int("vocab_size", vocab_size)
     rng = np.random.default_rng(positive_int("seed", seed, minimum=0))
-    E = rng.normal(size=(vocab_size, d_model))
-    W_unembed = rng.normal(size=(d_model, vocab_size))
-    layers = [init_attention(d_model, d_model, d_model, rng) for _ in range(n_layers)]
+    E, layers, W_unembed = _toy_decoder(d_model, n_layers, vocab_size, rng)
     prompt = rng.integers(0, vocab_size, size=max(lengths))
     out: dict[str, list[float]] = {"prefill": [], "decode": []}
     for n in lengths:
-        best = _interleaved_best({"prefill": lambda: generate(prompt[:n], 0, E, layers, W_unembed),
+        best = interleaved_best({"prefill": lambda: generate(prompt[:n], 0, E, layers, W_unembed),
                                   "decode": lambda: generate(prompt[:1], n - 1, E, layers, W_unembed)}, repeat)
         for key, value in best.items():
             out[key].append(value)

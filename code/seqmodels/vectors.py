@@ -337,6 +337,23 @@ class AnalogyScore:
         return self.correct / self.answered
 
 
+def _question_ids(emb: WordVectors, questions, n: int) -> tuple[np.ndarray | None, int]:
+    """The ids ``(Q, 4)`` of the questions whose four words are among the first ``n`` rows of
+    ``emb`` (each word found as stored, then lower-cased), and how many questions were skipped."""
+    if isinstance(questions, (str, bytes)):
+        raise ValueError(f"questions must be a list of (a, b, c, d) tuples, got a str {questions[:40]!r}")
+    rows, skipped = [], 0
+    for q in questions:
+        if isinstance(q, str) or len(q) != 4 or not all(isinstance(w, str) for w in q):
+            raise ValueError(f"questions must be 4-tuples of words (a, b, c, d), got {q!r}")
+        ids = [n if i is None else i for i in (emb._find(w) for w in q)]
+        if max(ids) >= n:
+            skipped += 1
+        else:
+            rows.append(ids)
+    return (np.array(rows) if rows else None), skipped
+
+
 def analogy_accuracy(emb: WordVectors, questions: Sequence[tuple[str, str, str, str]],
                      restrict_vocab: int | None = None, batch_size: int = 256) -> AnalogyScore:
     """Score 3CosAdd on questions ``(a, b, c, d)``: right when :func:`analogy`'s top word is ``d``.
@@ -358,23 +375,10 @@ def analogy_accuracy(emb: WordVectors, questions: Sequence[tuple[str, str, str, 
     """
     _check_emb(emb)
     batch_size = positive_int("batch_size", batch_size)
-    if isinstance(questions, (str, bytes)):
-        raise ValueError(f"questions must be a list of (a, b, c, d) tuples, got a str {questions[:40]!r}")
     cand = _candidates(emb, restrict_vocab)
-    n = cand.shape[0]
-    rows, skipped = [], 0
-    for q in questions:
-        if isinstance(q, str) or len(q) != 4 or not all(isinstance(w, str) for w in q):
-            raise ValueError(f"questions must be 4-tuples of words (a, b, c, d), got {q!r}")
-        found = [emb._find(w) for w in q]
-        ids = [n if i is None else i for i in found]
-        if max(ids) >= n:
-            skipped += 1
-        else:
-            rows.append(ids)
-    if not rows:
+    idx, skipped = _question_ids(emb, questions, cand.shape[0])
+    if idx is None:
         return AnalogyScore(0, 0, skipped)
-    idx = np.array(rows)  # (Q, 4)
     U = emb.unit
     correct = 0
     for s in range(0, len(idx), batch_size):
@@ -423,23 +427,10 @@ def analogy_accuracy_by(emb: WordVectors, questions: Sequence[tuple[str, str, st
     _check_emb(emb)
     one_of("method", method, ANALOGY_METHODS)
     batch_size = positive_int("batch_size", batch_size)
-    if isinstance(questions, (str, bytes)):
-        raise ValueError(f"questions must be a list of (a, b, c, d) tuples, got a str {questions[:40]!r}")
     cand = _candidates(emb, restrict_vocab)
-    n = cand.shape[0]
-    rows, skipped = [], 0
-    for q in questions:
-        if isinstance(q, str) or len(q) != 4 or not all(isinstance(w, str) for w in q):
-            raise ValueError(f"questions must be 4-tuples of words (a, b, c, d), got {q!r}")
-        found = [emb._find(w) for w in q]  # as stored, then lower-cased, like analogy_accuracy
-        ids = [n if i is None else i for i in found]
-        if max(ids) >= n:
-            skipped += 1
-        else:
-            rows.append(ids)
-    if not rows:
+    idx, skipped = _question_ids(emb, questions, cand.shape[0])
+    if idx is None:
         return AnalogyScore(0, 0, skipped)
-    idx = np.array(rows)  # (Q, 4)
     U = emb.unit
     correct = 0
     for s in range(0, len(idx), batch_size):
