@@ -117,6 +117,8 @@ def _round_path(d: str) -> str:
 def data_uri(svg: str) -> str:
     """``svg`` as a ``data:`` URI, percent-encoding only what a URI cannot hold literally.
 
+    Raises ``ValueError`` unless ``svg`` is the text of an SVG document.
+
     >>> data_uri('<svg width="1"><path d="M 0 0"/></svg>')
     "data:image/svg+xml;charset=utf-8,%3Csvg width='1'%3E%3Cpath d='M 0 0'/%3E%3C/svg%3E"
     """
