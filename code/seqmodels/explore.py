@@ -9,7 +9,8 @@ the control selects. Without JavaScript the control stays hidden and the default
 an ordinary image.
 
 The SVGs are matplotlib's, written with a fixed ``svg.hashsalt`` and no date (two builds give the
-same bytes), with comments dropped and coordinates rounded to 0.01 pt to keep the page light.
+same bytes), with comments, metadata and unused group names dropped and coordinates rounded to
+0.01 pt to keep the page light.
 """
 
 from __future__ import annotations
@@ -79,8 +80,8 @@ def svg_text(fig) -> str:
     """A matplotlib figure as compact SVG text (the figure is closed).
 
     Written with the current rcParams (``savefig.bbox`` and the rest of the book style), a fixed
-    ``svg.hashsalt`` (``"seqmodels-book"`` unless one is set) and no date; XML comments are
-    dropped and path coordinates rounded to two decimals of a point.
+    ``svg.hashsalt`` (``"seqmodels-book"`` unless one is set) and no date; XML comments,
+    metadata and unreferenced group ids are dropped and coordinates rounded to 0.01 pt.
 
     Raises
     ------
@@ -98,8 +99,14 @@ def svg_text(fig) -> str:
     with mpl.rc_context({"svg.hashsalt": salt}):
         fig.savefig(buffer, format="svg", metadata={"Date": None})
     plt.close(fig)
-    svg = re.sub(r"<!--.*?-->", "", buffer.getvalue(), flags=re.S)
+    svg = re.sub(r"<!--.*?-->|<metadata>.*?</metadata>", "", buffer.getvalue(), flags=re.S)
     svg = re.sub(r'(\sd=")([^"]*)"', lambda m: m.group(1) + _round_path(m.group(2)) + '"', svg)
+    # other coordinates (x, y, sizes, translations) to 0.01 pt too, but never a glyph's scale()
+    svg = re.sub(r"scale\([^)]*\)|-?\d+\.\d{3,}", lambda m: m.group() if m.group().startswith("s")
+                 else _round_path(m.group()), svg)
+    # the names matplotlib gives its groups ("xtick_1", "legend_1") are not referenced: dropped
+    used = set(re.findall(r'#([^"\s)]+)', svg))
+    svg = re.sub(r'<g id="([^"]*)"', lambda m: m.group() if m.group(1) in used else "<g", svg)
     svg = re.sub(r">\s+<", "><", svg).strip()
     if "</script" in svg.lower():
         raise ValueError("fig drew text that would end the page's SVG data block ('</script')")
