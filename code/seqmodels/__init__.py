@@ -32,6 +32,7 @@ Shared machinery:
 - ``seqmodels.plotting``: the book's matplotlib style.
 - ``seqmodels.tables``: tabular results shown as HTML tables, with units and one format per column.
 - ``seqmodels.diagrams``: unrolled recurrent networks (the three shapes of use, shared weights).
+- ``seqmodels.explore``: figures a reader can explore, one pre-drawn SVG per setting of a slider or menu.
 
 Experiments:
 
