@@ -14,7 +14,13 @@
     for (const block of root.querySelectorAll('script[type="image/svg+xml"]')) {
       states[block.dataset.state] = {text: block.dataset.text, alt: block.dataset.alt, svg: block.textContent};
     }
-    const show = () => {
+    // a polite live region, visually hidden, reads the new state's alt text when the control moves
+    const live = document.createElement("div");
+    live.className = "sm-explore-live";
+    live.setAttribute("aria-live", "polite");
+    live.style.cssText = "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap";
+    root.appendChild(live);
+    const show = announce => {
       const state = states[control.value];
       if (!state || img.dataset.state === control.value) return;
       state.src = state.src || svgUri(state.svg);
@@ -23,9 +29,10 @@
       img.dataset.state = control.value;
       if (output) output.value = state.text;
       if (control.type === "range") control.setAttribute("aria-valuetext", state.text);
+      if (announce === true) live.textContent = state.alt;
     };
-    control.addEventListener("input", show);
-    control.addEventListener("change", show);
+    control.addEventListener("input", () => show(true));
+    control.addEventListener("change", () => show(true));
     root.querySelector(".sm-explore-control").hidden = false;
     show();  // a value the browser restored (back button) is shown, not the default
   };
