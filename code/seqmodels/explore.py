@@ -135,6 +135,17 @@ def data_uri(svg: str) -> str:
     return "data:image/svg+xml;charset=utf-8," + quote(text, safe=" '=:/;,.-_()!*~+@$?[]{}|^`")
 
 
+def _strings(arg: str, fn, values) -> list[str]:
+    """``fn(value)`` for every value, each checked to be a non-empty string (``arg`` names ``fn``)."""
+    out = []
+    for value in values:
+        result = fn(value)
+        if not isinstance(result, str) or not result.strip():
+            raise ValueError(f"{arg} must return a non-empty string, got {result!r} for {value!r}")
+        out.append(result)
+    return out
+
+
 def explorable(draw: Callable[[Any], Any], values: Sequence, *, name: str, label: str,
                alt: Callable[[Any], str], text: Callable[[Any], str] = str, default=None,
                control: str = "range") -> Explorable:
@@ -200,20 +211,10 @@ def explorable(draw: Callable[[Any], Any], values: Sequence, *, name: str, label
         if not matches:
             raise ValueError(f"default must be one of values {values}, got {default!r}")
         index = matches[0]
-    texts = []
-    for value in values:
-        shown = text(value)
-        if not isinstance(shown, str) or not shown.strip():
-            raise ValueError(f"text must return a non-empty string, got {shown!r} for {value!r}")
-        texts.append(shown)
+    texts = _strings("text", text, values)
     if len(set(texts)) != len(texts):
         raise ValueError(f"text must name every value differently, got {texts}")
-    alts = []
-    for value in values:
-        described = alt(value)
-        if not isinstance(described, str) or not described.strip():
-            raise ValueError(f"alt must return a non-empty string, got {described!r} for {value!r}")
-        alts.append(described)
+    alts = _strings("alt", alt, values)
     states = []
     for value, shown, described in zip(values, texts, alts):
         fig = draw(value)
