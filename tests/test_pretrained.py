@@ -246,3 +246,48 @@ def test_config_refuses_another_architecture():
     assert BertConfig.from_json(config).d_head == 32
     with pytest.raises(ModelFilesError, match="GELU"):
         BertConfig.from_json(dict(config, hidden_act="relu"))
+
+
+# --- batching and cost accounting ----------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(3, 80), min_size=1, max_size=60), st.integers(1, 40))
+def test_length_batches_cover_in_order_with_little_padding(lengths, batch_size):
+    lengths = np.sort(np.array(lengths))
+    batches = pretrained._length_batches(lengths, batch_size)
+    assert batches[0].start == 0 and batches[-1].stop == len(lengths)
+    assert all(a.stop == b.start for a, b in zip(batches, batches[1:]))  # contiguous, no overlap
+    for s in batches:
+        members = lengths[s]
+        assert 1 <= len(members) <= batch_size
+        padding = len(members) * members.max() - members.sum()
+        assert padding <= 0.15 * len(members) * members.max() + 1e-9
+
+
+def test_usage_counts_what_encode_ran(model):
+    before = dict(model.usage)
+    sentences = ["A bank.", "The river bank was steep and muddy after the long rains of spring."]
+    enc = model.encode(sentences)
+    after = model.usage
+    assert after["calls"] - before["calls"] == 1 and after["sentences"] - before["sentences"] == 2
+    assert after["tokens"] - before["tokens"] == int(enc.mask.sum())
+    # The two lengths differ by far more than 15%, so they run as two batches without padding.
+    assert after["padded_tokens"] - before["padded_tokens"] == int(enc.mask.sum())
+    assert after["cpu_seconds"] >= before["cpu_seconds"] and after["wall_seconds"] > before["wall_seconds"]
+
+
+def test_float32_gelu_is_within_float32_rounding_on_a_dense_grid():
+    # The encoder's path: float32 in, float32 out, scipy's erf. Against the exact GELU in float64
+    # on two million points, the error is float32 rounding: at most one float32 eps times
+    # max(1, |x|) (the product x * (1 + erf) carries the scale of x).
+    x = np.linspace(-10, 10, 2_000_001).astype(np.float32)
+    y = gelu(x)
+    assert y.dtype == np.float32
+    x64 = x.astype(np.float64)
+    exact = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x64[::1000]])
+    np.testing.assert_allclose(gelu(x64[::1000]), exact, rtol=0, atol=1e-14)   # the float64 path
+    from scipy.special import erf as erf64
+    exact = 0.5 * x64 * (1 + erf64(x64 / np.sqrt(2)))
+    err = np.abs(y.astype(np.float64) - exact) / np.maximum(1.0, np.abs(x64))
+    assert err.max() <= np.finfo(np.float32).eps
