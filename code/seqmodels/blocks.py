@@ -28,8 +28,8 @@ def layer_norm(X, eps: float = 1e-5) -> np.ndarray:
     """Normalise every position's vector to mean 0 and variance 1 over its features (last axis).
 
     The result keeps ``X``'s float dtype (float32 stays float32; lists and integers become
-    float64). :func:`seqmodels.pretrained.layer_norm` adds the learned gain and shift of BERT's
-    LayerNorm to this same computation (:func:`_normalise`).
+    float64). :func:`seqmodels.pretrained.layer_norm` and the encoder there use it for BERT's
+    LayerNorm, adding the learned gain and shift.
 
     Raises
     ------
@@ -53,21 +53,16 @@ def layer_norm(X, eps: float = 1e-5) -> np.ndarray:
         raise ValueError(f"X must have at least one feature, got shape {X.shape}")
     if eps == 0 and not np.all(X.var(axis=-1) > 0):
         raise ValueError("eps must be > 0 when a vector of X is constant (its variance is 0)")
-    return _normalise(X, None, None, eps)
+    return _normalise(X, eps)
 
 
-def _normalise(X, g, b, eps):
-    """``(X - mean) / sqrt(var + eps)`` over the last axis (biased variance), then ``* g + b``
-    when given; unchecked, in ``X``'s dtype. Shared by :func:`layer_norm` and the encoder of
-    :mod:`seqmodels.pretrained`."""
+def _normalise(X, eps):
+    """``(X - mean) / sqrt(var + eps)`` over the last axis (biased variance), unchecked, in
+    ``X``'s dtype."""
     mean = X.mean(axis=-1, keepdims=True)
     centred = X - mean
     var = (centred * centred).mean(axis=-1, keepdims=True)
-    out = centred / np.sqrt(var + eps)
-    if g is not None:
-        out *= g
-        out += b
-    return out
+    return centred / np.sqrt(var + eps)
 
 
 def init_mlp(d_model: int, rng, *, expansion: int = 4) -> tuple[np.ndarray, np.ndarray]:

