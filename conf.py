@@ -50,51 +50,113 @@ nb_merge_streams = True
 
 # Which chapters re-execute when code/ changes. jupyter-cache keys a notebook on its cells' source
 # and its `kernelspec` metadata, nothing else, so an edit inside seqmodels would reuse stale outputs.
-# Each chapter's cells are scanned for the seqmodels modules they import; those modules (and what
-# they import in turn) are hashed, and the hash is written into the chapter's kernelspec metadata as
-# it is read. Sphinx is also told the chapter depends on those files. An edit in one module then
-# re-reads and re-executes exactly the chapters that import it, directly or not.
+# Each chapter's code cells, as myst-nb reads them, are parsed with `ast` for the seqmodels modules
+# they import; those modules (and what they import in turn, also found with `ast`) are hashed, and
+# the hash is written into the chapter's kernelspec metadata as it is read. Sphinx is also told the
+# chapter depends on those files. An edit in one module then re-reads and re-executes exactly the
+# chapters that import it, directly or not. Whatever the parser cannot pin down (a bare
+# `import seqmodels`, `from seqmodels import *`, a computed `import_module(...)`, a cell that does
+# not parse) counts as depending on every module: a needless re-execution, never a stale page.
 PACKAGE = ROOT / "code" / "seqmodels"
-_CHAPTER_IMPORT = re.compile(
-    r"^\s*(?:from\s+seqmodels(?:\.(?P<sub>\w+))?\s+import\s+(?P<names>[\w\s,()]+?)\s*$"
-    r"|import\s+seqmodels(?:\.(?P<mod>\w+))?)", re.M)
-_MODULE_IMPORT = re.compile(
-    r"^\s*from\s+(?:\.|seqmodels\.)(?P<sub>\w+)\s+import|^\s*from\s+(?:\.|seqmodels)\s+import\s+(?P<names>[\w\s,()]+)"
-    r"|^\s*import\s+seqmodels\.(?P<mod>\w+)", re.M)
+_EVERYTHING = None  # marker: the code can reach any module of the package
 
 
-def _modules_named(pattern: re.Pattern, text: str) -> set[str] | None:
-    """Module names of seqmodels that ``text`` imports; None for a bare ``import seqmodels``
-    (which can reach anything)."""
+def _package_modules() -> set[str]:
+    return {path.stem for path in PACKAGE.glob("*.py")}
+
+
+def _imported_modules(source: str, *, inside_package: bool) -> set[str] | None:
+    """The seqmodels modules that Python ``source`` imports, by name (``rnn`` for
+    ``seqmodels/rnn.py``); None when it may reach any of them. ``inside_package``: ``source`` is a
+    module of seqmodels, so relative imports count too."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return _EVERYTHING
+    modules = _package_modules()
     found: set[str] = set()
-    for m in pattern.finditer(text):
-        sub, names, mod = m.group("sub"), m.group("names"), m.group("mod")
-        if sub or mod:
-            found.add(sub or mod)
-        elif names:  # `from seqmodels import rnn, lstm`: names that are modules
-            found |= {n for n in re.findall(r"\w+", names) if (PACKAGE / f"{n}.py").is_file()}
-        else:
-            return None
+
+    def from_package(names) -> bool:  # `from seqmodels import a, b` / `from . import a, b`
+        for alias in names:
+            if alias.name == "*":
+                return False
+            if alias.name in modules:
+                found.add(alias.name)
+        return True  # other names come from __init__.py, which every chapter depends on anyway
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top, _, rest = alias.name.partition(".")
+                if top == "seqmodels":
+                    if not rest:
+                        return _EVERYTHING  # `import seqmodels`: attribute access can reach anything
+                    found.add(rest.partition(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            relative = node.level > 0 and inside_package
+            if node.level == 0 and node.module is not None and node.module.partition(".")[0] == "seqmodels":
+                sub = node.module.partition(".")[2]
+            elif relative:
+                sub = node.module or ""
+            else:
+                continue
+            if sub:
+                found.add(sub.partition(".")[0])
+            elif not from_package(node.names):
+                return _EVERYTHING
+        elif isinstance(node, ast.Call):  # importlib.import_module("seqmodels.x") / __import__(...)
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in ("import_module", "__import__"):
+                arg = node.args[0] if node.args else None
+                if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                    return _EVERYTHING
+                top, _, rest = arg.value.partition(".")
+                if top == "seqmodels":
+                    if not rest:
+                        return _EVERYTHING
+                    found.add(rest.partition(".")[0])
+                elif arg.value.startswith(".") and inside_package:
+                    return _EVERYTHING
     return found
+
+
+def chapter_code(text: str) -> str:
+    """The Python of a MyST notebook's code cells, as myst-nb reads them, with IPython syntax
+    (magics, ``!`` commands) turned into the Python the kernel runs."""
+    from IPython.core.inputtransformer2 import TransformerManager
+    from myst_nb.core.read import read_myst_markdown_notebook
+
+    notebook = read_myst_markdown_notebook(text)
+    transform = TransformerManager().transform_cell
+    return "\n".join(transform(cell.source) for cell in notebook.cells if cell.cell_type == "code")
 
 
 def chapter_dependencies(text: str) -> list[Path]:
     """The files of seqmodels a chapter's code can execute: imported modules, their imports,
     and the package's ``__init__.py``. Sorted, so the hash does not depend on scan order."""
-    named = _modules_named(_CHAPTER_IMPORT, text)
+    every = sorted(PACKAGE.rglob("*.py"))
+    cells = chapter_code(text)
+    named = _imported_modules(cells, inside_package=False)
     if named is None:
-        return sorted(PACKAGE.glob("*.py"))
+        return every
     seen: set[str] = set()
-    todo = sorted(named)
+    todo = sorted(named | {"__init__"})
     while todo:
         name = todo.pop()
         path = PACKAGE / f"{name}.py"
+        if (PACKAGE / name).is_dir():
+            return every  # a subpackage: not scanned, so the chapter depends on everything
         if name in seen or not path.is_file():
             continue
         seen.add(name)
-        inner = _modules_named(_MODULE_IMPORT, path.read_text())
-        todo += sorted((inner if inner is not None else {p.stem for p in PACKAGE.glob("*.py")}) - seen)
-    return sorted({PACKAGE / "__init__.py", *(PACKAGE / f"{n}.py" for n in seen)} & set(PACKAGE.glob("*.py")))
+        inner = _imported_modules(path.read_text(), inside_package=True)
+        if inner is None:
+            return every
+        todo += sorted(inner - seen)
+    return sorted(PACKAGE / f"{name}.py" for name in seen)
 
 
 def _files_hash(paths) -> str:
