@@ -9,6 +9,7 @@ Models and their gradients:
 
 - ``seqmodels.rnn``: the vanilla recurrent network, forward and backpropagation through time.
 - ``seqmodels.lstm``: the LSTM cell (forget, input, candidate, output gates), forward and BPTT.
+- ``seqmodels.gru``: the gated recurrent unit (reset, update, candidate), forward and BPTT.
 - ``seqmodels.birnn``: bidirectional LSTMs and the ELMo-style bidirectional language model.
 - ``seqmodels.attention``: scaled dot-product and multi-head attention, stacks, KV-cache decoding.
 
@@ -25,6 +26,7 @@ Shared machinery:
 - ``seqmodels.numeric``: stable sigmoid, log-sigmoid, softmax, log-softmax and cross-entropy.
 - ``seqmodels.optim``: gradient-norm clipping and the Adam optimiser.
 - ``seqmodels.train``: training any recurrent layer with a classifier head on its final state.
+- ``seqmodels.stacked``: many seeds of one recurrent classifier trained as a single stacked model.
 - ``seqmodels.projection``: PCA, for drawing high-dimensional vectors in 2-D.
 - ``seqmodels.plotting``: the book's matplotlib style and its drawn (not plotted) diagrams.
 

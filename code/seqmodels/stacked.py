@@ -1,0 +1,356 @@
+r"""Many seeds of one recurrent classifier trained as a single stacked model.
+
+An experiment that needs ten seeds per arm would train ten small models one after another, and a
+Python loop over time steps dominates each. Here the ``S`` models' weights are stacked along a
+new leading axis and run side by side: one time step of all of them is one batched matrix product,
+``(S, batch, d_hidden) @ (S, d_hidden, k d_hidden)``, so the loop over time is paid once. The
+models share nothing but the data: each has its own initial weights (drawn exactly as
+:func:`seqmodels.train.init_classifier` draws them for its seed), its own gradient, its own
+clipping and its own early stop; Adam works entry by entry, so one Adam over the stack is ``S``
+independent Adams.
+
+Shapes: inputs ``xs`` are ``(T, batch, d_in)``, shared by every model; states are
+``(T, S, batch, d_hidden)``; a stacked weight is ``(S, out, in)``, row blocks as in
+:mod:`seqmodels.rnn`, :mod:`seqmodels.lstm` and :mod:`seqmodels.gru`.
+
+- :class:`Arm`: one configuration (cell kind, width, initial bias or radius) of an experiment.
+- :func:`init_stack`, :func:`stack_loss_and_grads`: the stacked classifier and its gradient.
+- :func:`train_arms`: every arm from every seed on the same batches; models of the same kind and
+  width are trained as one stack.
+- :func:`unstack`: one model of a stack as the parameter dict of :func:`seqmodels.train.predict`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from ._checks import as_float_array, finite_float, one_of, positive_int
+from .optim import Adam
+from .train import Recurrence, TrainConfig, gru_cell, init_classifier, lstm_cell, rnn_cell
+
+Params = dict[str, np.ndarray]
+KINDS = ("rnn", "lstm", "gru")
+_BLOCKS = {"rnn": 1, "lstm": 4, "gru": 3}
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm of an experiment: a cell kind, its width and the one initial setting that differs.
+
+    ``option`` is the spectral radius of ``W_h`` for ``"rnn"``, the forget bias for ``"lstm"`` and
+    the update-gate bias for ``"gru"``.
+    """
+
+    name: str
+    kind: str
+    d_hidden: int = 16
+    option: float = 1.0
+
+    def __post_init__(self):
+        one_of("kind", self.kind, KINDS)
+        positive_int("d_hidden", self.d_hidden)
+        finite_float("option", self.option)
+
+    def cell(self) -> Recurrence:
+        """The single-model :class:`seqmodels.train.Recurrence` this arm stacks."""
+        return {"rnn": rnn_cell, "lstm": lstm_cell, "gru": gru_cell}[self.kind](self.option)
+
+    def n_params(self, d_in: int, n_classes: int) -> int:
+        """Trained numbers of one model: the recurrent layer and the linear read-out.
+
+        >>> Arm("LSTM", "lstm").n_params(9, 4), Arm("RNN", "rnn").n_params(9, 4)
+        (1732, 484)
+        """
+        H, k = self.d_hidden, _BLOCKS[self.kind]
+        return k * H * (d_in + H) + k * H + n_classes * H + n_classes
+
+
+def init_stack(arm: Arm, d_in: int, n_classes: int, seeds) -> Params:
+    """The models of ``arm`` for every seed, stacked: each entry has a leading axis of ``len(seeds)``.
+
+    Model ``k`` starts from exactly the weights :func:`seqmodels.train.init_classifier` draws from
+    ``np.random.default_rng([seeds[k], 0])``, the draw :func:`seqmodels.train.train_classifier`
+    begins from.
+
+    Raises
+    ------
+    ValueError
+        ``seeds`` empty, or sizes that are not integers >= 1.
+    """
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed, got none")
+    d_in, n_classes = positive_int("d_in", d_in), positive_int("n_classes", n_classes)
+    cell = arm.cell()
+    models = [init_classifier(cell, d_in, n_classes, arm.d_hidden, np.random.default_rng([s, 0])) for s in seeds]
+    return {k: np.stack([m[k] for m in models]) for k in models[0]}
+
+
+def unstack(params: Params, k: int) -> Params:
+    """Model ``k`` of a stack, in the layout of :func:`seqmodels.train.predict` (copies)."""
+    return {name: np.array(v[k]) for name, v in params.items()}
+
+
+def _sig(a):
+    return 0.5 + 0.5 * np.tanh(0.5 * a)  # sigmoid without overflow
+
+
+def _forward(kind: str, p: Params, xs: np.ndarray):
+    """States (T, S, B, H) and what the backward pass needs."""
+    T, B, d_in = xs.shape
+    if kind == "rnn":
+        pre = np.einsum("tbi,shi->tsbh", xs, p["W_x"]) + p["b"][:, None]  # (T, S, B, H)
+        W_hT = np.swapaxes(p["W_h"], 1, 2)  # (S, H, H)
+        S, H = pre.shape[1], pre.shape[-1]
+        hs, h = np.empty(pre.shape), np.zeros((S, B, H))
+        for t in range(T):
+            h = hs[t] = np.tanh(pre[t] + h @ W_hT)
+        return hs, None
+    W, b = p["W"], p["b"]
+    S, kH = b.shape
+    H = kH // _BLOCKS[kind]
+    pre = np.einsum("tbi,ski->tsbk", xs, W[:, :, :d_in]) + b[:, None]  # (T, S, B, kH)
+    W_hT = np.swapaxes(W[:, :, d_in:], 1, 2)  # (S, H, kH)
+    hs, h = np.empty((T, S, B, H)), np.zeros((S, B, H))
+    if kind == "lstm":
+        acts, cs, c = np.empty((T, S, B, kH)), np.empty((T, S, B, H)), np.zeros((S, B, H))
+        for t in range(T):
+            a = pre[t] + h @ W_hT
+            a[..., :2 * H] = _sig(a[..., :2 * H])
+            a[..., 2 * H:3 * H] = np.tanh(a[..., 2 * H:3 * H])
+            a[..., 3 * H:] = _sig(a[..., 3 * H:])
+            acts[t] = a
+            c = cs[t] = a[..., :H] * c + a[..., H:2 * H] * a[..., 2 * H:3 * H]
+            h = hs[t] = a[..., 3 * H:] * np.tanh(c)
+        return hs, (acts, cs)
+    acts = np.empty((T, S, B, kH))  # r, z, n
+    for t in range(T):
+        rz = _sig(pre[t, ..., :2 * H] + h @ W_hT[..., :2 * H])
+        n = np.tanh(pre[t, ..., 2 * H:] + (rz[..., :H] * h) @ W_hT[..., 2 * H:])
+        acts[t, ..., :2 * H], acts[t, ..., 2 * H:] = rz, n
+        h = hs[t] = rz[..., H:] * h + (1.0 - rz[..., H:]) * n
+    return hs, acts
+
+
+def _backward(kind: str, p: Params, xs: np.ndarray, hs: np.ndarray, cache, dh_last: np.ndarray) -> Params:
+    """Gradients of ``sum(hs[-1] * dh_last)`` for the recurrent weights (the head is separate)."""
+    T, B, d_in = xs.shape
+    S, _, H = hs.shape[1:]
+    h_prevs = np.concatenate([np.zeros((1, S, B, H)), hs[:-1]])
+    if kind == "rnn":
+        W_h = p["W_h"]
+        das = np.empty_like(hs)
+        dh = dh_last
+        for t in reversed(range(T)):
+            da = das[t] = dh * (1.0 - hs[t] ** 2)
+            dh = da @ W_h
+        return {"W_h": np.einsum("tsbh,tsbj->shj", das, h_prevs),
+                "W_x": np.einsum("tsbh,tbi->shi", das, xs), "b": das.sum(axis=(0, 2))}
+    W = p["W"]
+    W_h = W[:, :, d_in:]  # (S, kH, H)
+    if kind == "lstm":
+        acts, cs = cache
+        f, i, g, o = (acts[..., k * H:(k + 1) * H] for k in range(4))
+        c_prevs = np.concatenate([np.zeros((1, S, B, H)), cs[:-1]])
+        tc = np.tanh(cs)
+        das = np.empty_like(acts)
+        dh, dc = dh_last, np.zeros((S, B, H))
+        for t in reversed(range(T)):
+            dc = dc + dh * o[t] * (1.0 - tc[t] ** 2)
+            das[t, ..., :H] = dc * c_prevs[t] * f[t] * (1.0 - f[t])
+            das[t, ..., H:2 * H] = dc * g[t] * i[t] * (1.0 - i[t])
+            das[t, ..., 2 * H:3 * H] = dc * i[t] * (1.0 - g[t] ** 2)
+            das[t, ..., 3 * H:] = dh * tc[t] * o[t] * (1.0 - o[t])
+            dh = das[t] @ W_h
+            dc = dc * f[t]
+        dW_h = np.einsum("tsbk,tsbj->skj", das, h_prevs)
+    else:
+        r, z, n = (cache[..., k * H:(k + 1) * H] for k in range(3))
+        das = np.empty_like(cache)
+        dh = dh_last
+        for t in reversed(range(T)):
+            da_n = das[t, ..., 2 * H:] = dh * (1.0 - z[t]) * (1.0 - n[t] ** 2)
+            das[t, ..., H:2 * H] = dh * (h_prevs[t] - n[t]) * z[t] * (1.0 - z[t])
+            drh = da_n @ W_h[:, 2 * H:]
+            das[t, ..., :H] = drh * h_prevs[t] * r[t] * (1.0 - r[t])
+            dh = dh * z[t] + drh * r[t] + das[t, ..., :2 * H] @ W_h[:, :2 * H]
+        dW_h = np.concatenate([np.einsum("tsbk,tsbj->skj", das[..., :2 * H], h_prevs),
+                               np.einsum("tsbk,tsbj->skj", das[..., 2 * H:], r * h_prevs)], axis=1)
+    dW_x = np.einsum("tsbk,tbi->ski", das, xs)
+    return {"W": np.concatenate([dW_x, dW_h], axis=2), "b": das.sum(axis=(0, 2))}
+
+
+def _check_stack(kind, params, xs):
+    one_of("kind", kind, KINDS)
+    for key in ("W_h", "W_x", "b") if kind == "rnn" else ("W", "b"):
+        if key not in params:
+            raise KeyError(f"params has no entry {key!r} for a stacked {kind}")
+    for key in ("W_out", "b_out"):
+        if key not in params:
+            raise KeyError(f"params has no entry {key!r} (the read-out)")
+    xs = as_float_array("xs", xs, ndims=(3,))
+    if xs.shape[0] == 0 or xs.shape[1] == 0:
+        raise ValueError(f"xs must have shape (T, batch, d_in) with T, batch >= 1, got {xs.shape}")
+    d_in = params["W_x"].shape[2] if kind == "rnn" else params["W"].shape[2] - params["W_out"].shape[2]
+    if xs.shape[2] != d_in:
+        raise ValueError(f"xs must have shape (T, batch, d_in) = (T, batch, {d_in}), got {xs.shape}")
+    return xs
+
+
+def stack_logits(kind: str, params: Params, xs) -> np.ndarray:
+    """Logits of every model on the final state, shape (S, batch, n_classes).
+
+    Raises
+    ------
+    KeyError
+        an unknown ``kind`` or a missing parameter.
+    ValueError
+        ``xs`` not (T, batch, d_in) with the stack's ``d_in``, or not finite.
+    """
+    xs = _check_stack(kind, params, xs)
+    hs, _ = _forward(kind, params, xs)
+    return np.einsum("sbh,sch->sbc", hs[-1], params["W_out"]) + params["b_out"][:, None]
+
+
+def stack_loss_and_grads(kind: str, params: Params, xs, labels) -> tuple[np.ndarray, Params]:
+    """Each model's mean cross-entropy on ``(xs, labels)`` and its gradient, for all models at once.
+
+    Returns
+    -------
+    losses : ndarray of shape (S,)
+    grads : dict with the keys of ``params``; ``grads[k][s]`` is model ``s``'s gradient of its own
+        loss ``losses[s]`` (the models do not interact)
+
+    Raises
+    ------
+    KeyError, ValueError
+        as :func:`stack_logits`, and ``labels`` not integers in ``[0, n_classes)`` of shape (batch,).
+    """
+    xs = _check_stack(kind, params, xs)
+    labels = np.asarray(labels)
+    C = params["W_out"].shape[1]
+    if labels.dtype.kind not in "iu" or labels.shape != (xs.shape[1],) or labels.min() < 0 or labels.max() >= C:
+        raise ValueError(f"labels must be integers in [0, {C}) of shape (batch,) = ({xs.shape[1]},), "
+                         f"got dtype {labels.dtype}, shape {labels.shape}")
+    hs, cache = _forward(kind, params, xs)
+    B = xs.shape[1]
+    logits = np.einsum("sbh,sch->sbc", hs[-1], params["W_out"]) + params["b_out"][:, None]
+    logits = logits - logits.max(axis=-1, keepdims=True)
+    logp = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))  # (S, B, C)
+    losses = -logp[:, np.arange(B), labels].mean(axis=1)
+    dlogits = np.exp(logp)
+    dlogits[:, np.arange(B), labels] -= 1.0
+    dlogits /= B
+    grads = _backward(kind, params, xs, hs, cache, np.einsum("sbc,sch->sbh", dlogits, params["W_out"]))
+    grads["W_out"] = np.einsum("sbc,sbh->sch", dlogits, hs[-1])
+    grads["b_out"] = dlogits.sum(axis=1)
+    return losses, grads
+
+
+@dataclass
+class StackRun:
+    """What :func:`train_arms` trained for one arm."""
+
+    arm: Arm
+    seeds: tuple[int, ...]
+    params: Params  #: stacked final weights, leading axis = seeds
+    losses: np.ndarray  #: (steps, S) training loss of each batch (NaN after a model stopped)
+    steps_taken: np.ndarray  #: (S,) updates each model made before its early stop (or the budget)
+
+
+def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConfig = TrainConfig(),
+               data_seed: int = 0) -> dict[str, StackRun]:
+    """Train every arm from every seed with one budget, on one stream of batches.
+
+    Arms of the same kind and width are stacked with their seeds into one model, so one Python loop
+    over time serves ``len(arms) * len(seeds)`` models. Every model sees the same batches, drawn by
+    ``sample(rng, config.batch)`` from ``np.random.default_rng([data_seed, 1])``: the arms differ
+    only in their cells and initial weights. Each model's gradient is clipped to ``config.clip`` by
+    its own norm, and a model stops (its weights are frozen) once the mean loss of its last 10
+    batches is below ``config.stop_loss``, as in :func:`seqmodels.train.train_classifier`.
+    ``config.d_hidden`` and ``config.seed`` are ignored: the widths are the arms', the seeds ``seeds``.
+
+    Returns
+    -------
+    dict from arm name to :class:`StackRun`
+
+    Raises
+    ------
+    ValueError
+        no arms, two arms with one name, no seeds, or a bad size.
+
+    >>> from seqmodels.delay import DelayTask
+    >>> task = DelayTask()
+    >>> runs = train_arms([Arm("LSTM", "lstm", 8, 3.0)], lambda rng, n: task.sample(rng, n, 2),
+    ...                   task.d_in, task.n_symbols, seeds=(0, 1), config=TrainConfig(steps=5))
+    >>> runs["LSTM"].params["W"].shape, runs["LSTM"].losses.shape
+    ((2, 32, 17), (5, 2))
+    """
+    arms = list(arms)
+    seeds = tuple(int(s) for s in seeds)
+    if not arms:
+        raise ValueError("arms must hold at least one Arm, got none")
+    if len({a.name for a in arms}) != len(arms):
+        raise ValueError(f"arms must have distinct names, got {[a.name for a in arms]}")
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed, got none")
+    groups: dict[tuple[str, int], list[Arm]] = {}
+    for arm in arms:
+        groups.setdefault((arm.kind, arm.d_hidden), []).append(arm)
+    stacks = {key: {k: np.concatenate([init_stack(a, d_in, n_classes, seeds)[k] for a in members])
+                    for k in init_stack(members[0], d_in, n_classes, seeds[:1])}
+              for key, members in groups.items()}
+    opts = {key: Adam(lr=config.lr) for key in groups}
+    n_models = {key: len(members) * len(seeds) for key, members in groups.items()}
+    losses = {key: np.full((config.steps, n), np.nan) for key, n in n_models.items()}
+    active = {key: np.ones(n, dtype=bool) for key, n in n_models.items()}
+    taken = {key: np.full(n, config.steps) for key, n in n_models.items()}
+    data_rng = np.random.default_rng([data_seed, 1])
+    with threadpool_limits(limits=1, user_api="blas"):
+        for step in range(config.steps):
+            xs, labels = sample(data_rng, config.batch)
+            if not any(a.any() for a in active.values()):
+                break
+            for key, params in stacks.items():
+                if not active[key].any():
+                    continue
+                kind = key[0]
+                loss, grads = stack_loss_and_grads(kind, params, xs, labels)
+                losses[key][step, active[key]] = loss[active[key]]
+                norm = np.sqrt(sum((g.reshape(len(g), -1) ** 2).sum(axis=1) for g in grads.values()))  # (S,)
+                scale = np.minimum(1.0, config.clip / np.maximum(norm, 1e-300))
+                frozen = {k: v[~active[key]].copy() for k, v in params.items()}
+                opts[key].step(params, {k: g * scale.reshape((-1,) + (1,) * (g.ndim - 1)) for k, g in grads.items()})
+                for k, v in params.items():
+                    v[~active[key]] = frozen[k]
+                if step >= 9 and config.stop_loss > 0:
+                    recent = losses[key][step - 9:step + 1].mean(axis=0)  # NaN for stopped models
+                    done = active[key] & (recent < config.stop_loss)
+                    taken[key][done] = step + 1
+                    active[key] &= ~done
+    out = {}
+    for key, members in groups.items():
+        S = len(seeds)
+        for j, arm in enumerate(members):
+            part = slice(j * S, (j + 1) * S)
+            out[arm.name] = StackRun(arm, seeds, {k: v[part].copy() for k, v in stacks[key].items()},
+                                     losses[key][:, part], taken[key][part])
+    return {arm.name: out[arm.name] for arm in arms}
+
+
+def stack_accuracy(run: StackRun, xs, labels) -> np.ndarray:
+    """(S,) fraction of ``labels`` each model of ``run`` gets right on ``xs`` (T, n, d_in).
+
+    Raises
+    ------
+    ValueError
+        ``labels`` not of shape (n,), or ``xs`` as in :func:`stack_logits`.
+    """
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or labels.shape[0] != np.shape(xs)[1]:
+        raise ValueError(f"labels must have shape (n,) = ({np.shape(xs)[1]},), got {labels.shape}")
+    with threadpool_limits(limits=1, user_api="blas"):
+        return (stack_logits(run.arm.kind, run.params, xs).argmax(axis=-1) == labels).mean(axis=1)
