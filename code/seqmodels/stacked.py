@@ -95,42 +95,69 @@ def unstack(params: Params, k: int) -> Params:
 
 
 def _sig(a):
-    return 0.5 + 0.5 * np.tanh(0.5 * a)  # sigmoid without overflow
+    """The logistic function through ``exp``, which numpy vectorises (its float64 ``tanh`` is
+    several times slower); the argument is clipped so that ``exp`` cannot overflow."""
+    return 1.0 / (1.0 + np.exp(np.minimum(-a, 80.0)))
+
+
+def _tanh(a):
+    return 2.0 * _sig(2.0 * a) - 1.0
+
+
+def _project(xs, W_x, b):
+    """``xs @ W_x[s].T + b[s]`` for every model: one matrix product, shape (T, S, B, k)."""
+    T, B, d_in = xs.shape
+    S, k, _ = W_x.shape
+    out = xs.reshape(T * B, d_in) @ W_x.transpose(2, 0, 1).reshape(d_in, S * k)  # (T B, S k)
+    return out.reshape(T, B, S, k).transpose(0, 2, 1, 3) + b[:, None]
+
+
+def _outer_x(das, xs):
+    """``sum_t,b das[t, s, b]^T xs[t, b]`` for every model, shape (S, k, d_in)."""
+    T, S, B, k = das.shape
+    return (das.transpose(1, 3, 0, 2).reshape(S * k, T * B) @ xs.reshape(T * B, -1)).reshape(S, k, -1)
+
+
+def _outer_h(das, h_prevs):
+    """``sum_t,b das[t, s, b]^T h_prevs[t, s, b]`` for every model, shape (S, k, H)."""
+    T, S, B, k = das.shape
+    return das.transpose(1, 3, 0, 2).reshape(S, k, T * B) @ h_prevs.transpose(1, 0, 2, 3).reshape(S, T * B, -1)
 
 
 def _forward(kind: str, p: Params, xs: np.ndarray):
     """States (T, S, B, H) and what the backward pass needs."""
     T, B, d_in = xs.shape
     if kind == "rnn":
-        pre = np.einsum("tbi,shi->tsbh", xs, p["W_x"]) + p["b"][:, None]  # (T, S, B, H)
+        pre = _project(xs, p["W_x"], p["b"])  # (T, S, B, H)
         W_hT = np.swapaxes(p["W_h"], 1, 2)  # (S, H, H)
         S, H = pre.shape[1], pre.shape[-1]
-        hs, h = np.empty(pre.shape), np.zeros((S, B, H))
+        hs, h = np.empty(pre.shape, xs.dtype), np.zeros((S, B, H), xs.dtype)
         for t in range(T):
-            h = hs[t] = np.tanh(pre[t] + h @ W_hT)
+            h = hs[t] = _tanh(pre[t] + h @ W_hT)
         return hs, None
     W, b = p["W"], p["b"]
     S, kH = b.shape
     H = kH // _BLOCKS[kind]
-    pre = np.einsum("tbi,ski->tsbk", xs, W[:, :, :d_in]) + b[:, None]  # (T, S, B, kH)
-    W_hT = np.swapaxes(W[:, :, d_in:], 1, 2)  # (S, H, kH)
-    hs, h = np.empty((T, S, B, H)), np.zeros((S, B, H))
+    hs, h = np.empty((T, S, B, H), xs.dtype), np.zeros((S, B, H), xs.dtype)
     if kind == "lstm":
-        acts, cs, c = np.empty((T, S, B, kH)), np.empty((T, S, B, H)), np.zeros((S, B, H))
+        # sigmoid gates and the tanh candidate from one exp: tanh(a) = 2 sigmoid(2a) - 1
+        scale = np.repeat([1.0, 1.0, 2.0, 1.0], H).astype(xs.dtype)
+        pre = _project(xs, W[:, :, :d_in] * scale[:, None], b * scale)  # (T, S, B, 4H)
+        W_hT = np.swapaxes(W[:, :, d_in:] * scale[:, None], 1, 2)  # (S, H, 4H)
+        acts, cs, c = np.empty((T, S, B, kH), xs.dtype), np.empty((T, S, B, H), xs.dtype), np.zeros((S, B, H), xs.dtype)
         for t in range(T):
-            a = pre[t] + h @ W_hT
-            a[..., :2 * H] = _sig(a[..., :2 * H])
-            a[..., 2 * H:3 * H] = np.tanh(a[..., 2 * H:3 * H])
-            a[..., 3 * H:] = _sig(a[..., 3 * H:])
+            a = _sig(pre[t] + h @ W_hT)
+            a[..., 2 * H:3 * H] = 2.0 * a[..., 2 * H:3 * H] - 1.0
             acts[t] = a
             c = cs[t] = a[..., :H] * c + a[..., H:2 * H] * a[..., 2 * H:3 * H]
-            h = hs[t] = a[..., 3 * H:] * np.tanh(c)
+            h = hs[t] = a[..., 3 * H:] * _tanh(c)
         return hs, (acts, cs)
-    acts = np.empty((T, S, B, kH))  # r, z, n
+    pre = _project(xs, W[:, :, :d_in], b)  # (T, S, B, 3H)
+    W_hT = np.swapaxes(W[:, :, d_in:], 1, 2)  # (S, H, 3H)
+    acts = np.empty((T, S, B, kH), xs.dtype)  # r, z, n
     for t in range(T):
-        rz = _sig(pre[t, ..., :2 * H] + h @ W_hT[..., :2 * H])
-        n = np.tanh(pre[t, ..., 2 * H:] + (rz[..., :H] * h) @ W_hT[..., 2 * H:])
-        acts[t, ..., :2 * H], acts[t, ..., 2 * H:] = rz, n
+        rz = acts[t, ..., :2 * H] = _sig(pre[t, ..., :2 * H] + h @ W_hT[..., :2 * H])
+        n = acts[t, ..., 2 * H:] = _tanh(pre[t, ..., 2 * H:] + (rz[..., :H] * h) @ W_hT[..., 2 * H:])
         h = hs[t] = rz[..., H:] * h + (1.0 - rz[..., H:]) * n
     return hs, acts
 
@@ -139,7 +166,8 @@ def _backward(kind: str, p: Params, xs: np.ndarray, hs: np.ndarray, cache, dh_la
     """Gradients of ``sum(hs[-1] * dh_last)`` for the recurrent weights (the head is separate)."""
     T, B, d_in = xs.shape
     S, _, H = hs.shape[1:]
-    h_prevs = np.concatenate([np.zeros((1, S, B, H)), hs[:-1]])
+    kH = _BLOCKS[kind] * H
+    h_prevs = np.concatenate([np.zeros((1, S, B, H), xs.dtype), hs[:-1]])
     if kind == "rnn":
         W_h = p["W_h"]
         das = np.empty_like(hs)
@@ -147,26 +175,29 @@ def _backward(kind: str, p: Params, xs: np.ndarray, hs: np.ndarray, cache, dh_la
         for t in reversed(range(T)):
             da = das[t] = dh * (1.0 - hs[t] ** 2)
             dh = da @ W_h
-        return {"W_h": np.einsum("tsbh,tsbj->shj", das, h_prevs),
-                "W_x": np.einsum("tsbh,tbi->shi", das, xs), "b": das.sum(axis=(0, 2))}
+        return {"W_h": _outer_h(das, h_prevs), "W_x": _outer_x(das, xs), "b": das.sum(axis=(0, 2))}
     W = p["W"]
     W_h = W[:, :, d_in:]  # (S, kH, H)
     if kind == "lstm":
         acts, cs = cache
         f, i, g, o = (acts[..., k * H:(k + 1) * H] for k in range(4))
-        c_prevs = np.concatenate([np.zeros((1, S, B, H)), cs[:-1]])
-        tc = np.tanh(cs)
-        das = np.empty_like(acts)
-        dh, dc = dh_last, np.zeros((S, B, H))
+        c_prevs = np.concatenate([np.zeros((1, S, B, H), xs.dtype), cs[:-1]])
+        tc = _tanh(cs)
+        # local derivatives of every step at once; the loop only carries dh and dc back
+        dc_from_h = o * (1.0 - tc ** 2)
+        local = np.stack([c_prevs * f * (1.0 - f), g * i * (1.0 - i), i * (1.0 - g ** 2),
+                          tc * o * (1.0 - o)], axis=3)  # (T, S, B, 4, H): dz blocks per unit of dc (f, i, g), dh (o)
+        f = np.ascontiguousarray(f)
+        das = np.empty((T, S, B, 4, H), xs.dtype)
+        dh, dc = dh_last, np.zeros((S, B, H), xs.dtype)
         for t in reversed(range(T)):
-            dc = dc + dh * o[t] * (1.0 - tc[t] ** 2)
-            das[t, ..., :H] = dc * c_prevs[t] * f[t] * (1.0 - f[t])
-            das[t, ..., H:2 * H] = dc * g[t] * i[t] * (1.0 - i[t])
-            das[t, ..., 2 * H:3 * H] = dc * i[t] * (1.0 - g[t] ** 2)
-            das[t, ..., 3 * H:] = dh * tc[t] * o[t] * (1.0 - o[t])
-            dh = das[t] @ W_h
+            dc = dc + dh * dc_from_h[t]
+            das[t, :, :, :3] = dc[:, :, None] * local[t, :, :, :3]
+            das[t, :, :, 3] = dh * local[t, :, :, 3]
+            dh = das[t].reshape(S, B, kH) @ W_h
             dc = dc * f[t]
-        dW_h = np.einsum("tsbk,tsbj->skj", das, h_prevs)
+        das = das.reshape(T, S, B, kH)
+        dW_h = _outer_h(das, h_prevs)
     else:
         r, z, n = (cache[..., k * H:(k + 1) * H] for k in range(3))
         das = np.empty_like(cache)
@@ -177,10 +208,8 @@ def _backward(kind: str, p: Params, xs: np.ndarray, hs: np.ndarray, cache, dh_la
             drh = da_n @ W_h[:, 2 * H:]
             das[t, ..., :H] = drh * h_prevs[t] * r[t] * (1.0 - r[t])
             dh = dh * z[t] + drh * r[t] + das[t, ..., :2 * H] @ W_h[:, :2 * H]
-        dW_h = np.concatenate([np.einsum("tsbk,tsbj->skj", das[..., :2 * H], h_prevs),
-                               np.einsum("tsbk,tsbj->skj", das[..., 2 * H:], r * h_prevs)], axis=1)
-    dW_x = np.einsum("tsbk,tbi->ski", das, xs)
-    return {"W": np.concatenate([dW_x, dW_h], axis=2), "b": das.sum(axis=(0, 2))}
+        dW_h = np.concatenate([_outer_h(das[..., :2 * H], h_prevs), _outer_h(das[..., 2 * H:], r * h_prevs)], axis=1)
+    return {"W": np.concatenate([_outer_x(das, xs), dW_h], axis=2), "b": das.sum(axis=(0, 2))}
 
 
 def _check_stack(kind, params, xs):
@@ -212,7 +241,7 @@ def stack_logits(kind: str, params: Params, xs) -> np.ndarray:
     """
     xs = _check_stack(kind, params, xs)
     hs, _ = _forward(kind, params, xs)
-    return np.einsum("sbh,sch->sbc", hs[-1], params["W_out"]) + params["b_out"][:, None]
+    return hs[-1] @ np.swapaxes(params["W_out"], 1, 2) + params["b_out"][:, None]  # (S, B, C)
 
 
 def stack_loss_and_grads(kind: str, params: Params, xs, labels) -> tuple[np.ndarray, Params]:
@@ -237,15 +266,15 @@ def stack_loss_and_grads(kind: str, params: Params, xs, labels) -> tuple[np.ndar
                          f"got dtype {labels.dtype}, shape {labels.shape}")
     hs, cache = _forward(kind, params, xs)
     B = xs.shape[1]
-    logits = np.einsum("sbh,sch->sbc", hs[-1], params["W_out"]) + params["b_out"][:, None]
+    logits = hs[-1] @ np.swapaxes(params["W_out"], 1, 2) + params["b_out"][:, None]  # (S, B, C)
     logits = logits - logits.max(axis=-1, keepdims=True)
     logp = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))  # (S, B, C)
     losses = -logp[:, np.arange(B), labels].mean(axis=1)
     dlogits = np.exp(logp)
     dlogits[:, np.arange(B), labels] -= 1.0
     dlogits /= B
-    grads = _backward(kind, params, xs, hs, cache, np.einsum("sbc,sch->sbh", dlogits, params["W_out"]))
-    grads["W_out"] = np.einsum("sbc,sbh->sch", dlogits, hs[-1])
+    grads = _backward(kind, params, xs, hs, cache, dlogits @ params["W_out"])  # (S, B, H)
+    grads["W_out"] = np.swapaxes(dlogits, 1, 2) @ hs[-1]  # (S, C, H)
     grads["b_out"] = dlogits.sum(axis=1)
     return losses, grads
 
