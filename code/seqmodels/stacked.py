@@ -288,10 +288,11 @@ class StackRun:
     params: Params  #: stacked final weights, leading axis = seeds
     losses: np.ndarray  #: (steps, S) training loss of each batch (NaN after a model stopped)
     steps_taken: np.ndarray  #: (S,) updates each model made before its early stop (or the budget)
+    checkpoint_accuracy: dict  #: step count -> (S,) test accuracy after that many steps
 
 
 def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConfig = TrainConfig(),
-               data_seed: int = 0) -> dict[str, StackRun]:
+               data_seed: int = 0, dtype=np.float64, test=None, checkpoints=()) -> dict[str, StackRun]:
     """Train every arm from every seed with one budget, on one stream of batches.
 
     Arms of the same kind and width are stacked with their seeds into one model, so one Python loop
@@ -301,6 +302,10 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
     its own norm, and a model stops (its weights are frozen) once the mean loss of its last 10
     batches is below ``config.stop_loss``, as in :func:`seqmodels.train.train_classifier`.
     ``config.d_hidden`` and ``config.seed`` are ignored: the widths are the arms', the seeds ``seeds``.
+    Models that have stopped are left out of the computation. ``dtype=np.float32`` halves the cost
+    of the arithmetic (the initial weights are the same draws, rounded). With ``test = (xs, labels)``
+    every model's test accuracy is also recorded after each step count in ``checkpoints`` (a
+    stopped model keeps its final accuracy), so one run answers several training budgets.
 
     Returns
     -------
@@ -329,7 +334,10 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
     groups: dict[tuple[str, int], list[Arm]] = {}
     for arm in arms:
         groups.setdefault((arm.kind, arm.d_hidden), []).append(arm)
-    stacks = {key: {k: np.concatenate([init_stack(a, d_in, n_classes, seeds)[k] for a in members])
+    dtype = np.dtype(dtype)
+    if dtype not in (np.float32, np.float64):
+        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
+    stacks = {key: {k: np.concatenate([init_stack(a, d_in, n_classes, seeds)[k] for a in members]).astype(dtype)
                     for k in init_stack(members[0], d_in, n_classes, seeds[:1])}
               for key, members in groups.items()}
     opts = {key: Adam(lr=config.lr) for key in groups}
@@ -338,21 +346,42 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
     active = {key: np.ones(n, dtype=bool) for key, n in n_models.items()}
     taken = {key: np.full(n, config.steps) for key, n in n_models.items()}
     data_rng = np.random.default_rng([data_seed, 1])
+    checkpoints = sorted({positive_int("checkpoints", c) for c in checkpoints})
+    if checkpoints and test is None:
+        raise ValueError("checkpoints need test = (xs, labels) to measure accuracy on")
+    if checkpoints and checkpoints[-1] > config.steps:
+        raise ValueError(f"checkpoints must be <= config.steps = {config.steps}, got {checkpoints[-1]}")
+    at = {key: {} for key in groups}
+
+    def record(after):
+        for key, params in stacks.items():
+            logits = stack_logits(key[0], params, np.asarray(test[0], dtype))
+            at[key][after] = (logits.argmax(axis=-1) == np.asarray(test[1])).mean(axis=1)
+
     with threadpool_limits(limits=1, user_api="blas"):
         for step in range(config.steps):
             xs, labels = sample(data_rng, config.batch)
+            if step in checkpoints:
+                record(step)
             if not any(a.any() for a in active.values()):
+                for c in checkpoints:  # every model has stopped: the later budgets change nothing
+                    if c > step:
+                        record(c)
                 break
             for key, params in stacks.items():
-                if not active[key].any():
+                on = np.flatnonzero(active[key])  # models still training; stopped ones cost nothing
+                if on.size == 0:
                     continue
-                kind = key[0]
-                loss, grads = stack_loss_and_grads(kind, params, xs, labels)
-                losses[key][step, active[key]] = loss[active[key]]
-                norm = np.sqrt(sum((g.reshape(len(g), -1) ** 2).sum(axis=1) for g in grads.values()))  # (S,)
-                scale = np.minimum(1.0, config.clip / np.maximum(norm, 1e-300))
+                sub = {k: v[on] for k, v in params.items()}
+                loss, g_sub = stack_loss_and_grads(key[0], sub, xs.astype(dtype), labels)
+                losses[key][step, on] = loss
+                norm = np.sqrt(sum((g.reshape(len(g), -1) ** 2).sum(axis=1) for g in g_sub.values()))  # (S_on,)
+                scale = np.minimum(1.0, config.clip / np.maximum(norm, 1e-30))
+                grads = {k: np.zeros_like(v) for k, v in params.items()}
+                for k, g in g_sub.items():
+                    grads[k][on] = g * scale.reshape((-1,) + (1,) * (g.ndim - 1))
                 frozen = {k: v[~active[key]].copy() for k, v in params.items()}
-                opts[key].step(params, {k: g * scale.reshape((-1,) + (1,) * (g.ndim - 1)) for k, g in grads.items()})
+                opts[key].step(params, grads)
                 for k, v in params.items():
                     v[~active[key]] = frozen[k]
                 if step >= 9 and config.stop_loss > 0:
@@ -360,13 +389,16 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
                     done = active[key] & (recent < config.stop_loss)
                     taken[key][done] = step + 1
                     active[key] &= ~done
+        if config.steps in checkpoints:
+            record(config.steps)
     out = {}
     for key, members in groups.items():
         S = len(seeds)
         for j, arm in enumerate(members):
             part = slice(j * S, (j + 1) * S)
             out[arm.name] = StackRun(arm, seeds, {k: v[part].copy() for k, v in stacks[key].items()},
-                                     losses[key][:, part], taken[key][part])
+                                     losses[key][:, part], taken[key][part],
+                                     {c: a[part] for c, a in at[key].items()})
     return {arm.name: out[arm.name] for arm in arms}
 
 
@@ -382,4 +414,5 @@ def stack_accuracy(run: StackRun, xs, labels) -> np.ndarray:
     if labels.ndim != 1 or labels.shape[0] != np.shape(xs)[1]:
         raise ValueError(f"labels must have shape (n,) = ({np.shape(xs)[1]},), got {labels.shape}")
     with threadpool_limits(limits=1, user_api="blas"):
+        xs = np.asarray(xs, dtype=run.params["b_out"].dtype)
         return (stack_logits(run.arm.kind, run.params, xs).argmax(axis=-1) == labels).mean(axis=1)
