@@ -29,10 +29,12 @@ Shared machinery:
 - ``seqmodels.stacked``: many seeds of one recurrent classifier trained as a single stacked model.
 - ``seqmodels.projection``: PCA, for drawing high-dimensional vectors in 2-D.
 - ``seqmodels.plotting``: the book's matplotlib style and its drawn (not plotted) diagrams.
+- ``seqmodels.cell_diagram``: drawings of the LSTM cell and the GRU cell in the chapter's symbols.
 
 Experiments:
 
 - ``seqmodels.delay``: the delayed-recall task and the RNN-versus-LSTM memory experiment.
+- ``seqmodels.agreement``: subject-verb number agreement across distance and attractors.
 - ``seqmodels.complexity``: dependency graphs, sequential steps, path lengths and FLOP counts.
 - ``seqmodels.timing``: timing on one BLAS thread, the timed experiments and ``TIMING_PAGES``.
 - ``seqmodels.gradient_paths``: gradient norms by distance in time and by depth of a stack.
