@@ -90,7 +90,7 @@ def test_math_is_served_locally(site):
 REQUIRED_FIGURES = {
     "embeddings": ["fig-sgns-loss", "fig-glove-geometry"],
     "rnn": ["fig-rnn-trajectories", "fig-rnn-gradient-decay"],
-    "lstm": ["fig-lstm-gates", "fig-lstm-highway", "fig-lstm-delay"],
+    "lstm": ["fig-lstm-cell", "fig-gru-cell", "fig-lstm-gates", "fig-lstm-highway", "fig-lstm-delay", "fig-lstm-agreement"],
     "bidirectional": ["fig-bidir-bank"],
     "bottlenecks": ["fig-sequential-time", "fig-gradient-distance", "fig-state-probe", "fig-bottleneck-remedy"],
     "production": ["fig-kv-step"],

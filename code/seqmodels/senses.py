@@ -217,8 +217,10 @@ def make_distant_corpus(seed: int = 0, held_out: int = 14, per_pair: int = 2) ->
     so three to five words separate "bank" from the nearest cue word. For each sense ``held_out``
     of the 56 ordered pairs ``(A, B)`` are drawn (seeded) as test pairs: their cue phrase never
     occurs in training, on either side, though each cue word does. Every (pair, side) yields
-    ``per_pair`` sentences with seeded gap and filler phrases; unlabelled sentences with no cue
-    (neutral words on both sides) are added to training.
+    ``per_pair`` sentences with gap and filler phrases (seeded in training; in the test set each
+    phrase occurs equally often with each sense, so the side without the cue says nothing). Training also holds sentences with
+    training cue phrases on both sides (``cue="both"``, ``per_pair`` per training pair), in which
+    the words before "bank" predict the words after it, and unlabelled sentences with no cue.
 
     Returns
     -------
@@ -231,9 +233,9 @@ def make_distant_corpus(seed: int = 0, held_out: int = 14, per_pair: int = 2) ->
 
     >>> c = make_distant_corpus()
     >>> len(c.train), len(c.test)
-    (368, 112)
+    (536, 112)
     >>> c.test[0].text, c.test[0].cue
-    ('after the loan and the mortgage we saw the bank once more', 'before')
+    ('after the loan and the mortgage we saw the bank at noon', 'before')
     """
     n_pairs = len(CUE_WORDS["money"]) * (len(CUE_WORDS["money"]) - 1)
     if not 1 <= held_out < n_pairs:
@@ -247,15 +249,28 @@ def make_distant_corpus(seed: int = 0, held_out: int = 14, per_pair: int = 2) ->
         words = CUE_WORDS[sense]
         pairs = [(a, b) for a in words for b in words if a != b]
         chosen = set(rng.choice(len(pairs), size=held_out, replace=False).tolist())
+        n_test = 0
         for k, (a, b) in enumerate(pairs):
             for _ in range(per_pair):
-                gap_b, fill_a = GAP_BEFORE[rng.integers(4)], FILL_AFTER[rng.integers(4)]
-                fill_b, gap_a = FILL_BEFORE[rng.integers(4)], GAP_AFTER[rng.integers(4)]
+                if k in chosen:  # test: every filler and gap phrase equally often with each sense
+                    j, n_test = n_test % 4, n_test + 1
+                    gap_b, fill_a, fill_b, gap_a = GAP_BEFORE[j], FILL_AFTER[j], FILL_BEFORE[j], GAP_AFTER[j]
+                else:
+                    gap_b, fill_a = GAP_BEFORE[rng.integers(4)], FILL_AFTER[rng.integers(4)]
+                    fill_b, gap_a = FILL_BEFORE[rng.integers(4)], GAP_AFTER[rng.integers(4)]
                 before = f"after {_cue_phrase(a, b)} {gap_b} {TARGET} {fill_a}".split()
                 after = f"{fill_b} {TARGET} {gap_a} with {_cue_phrase(a, b)}".split()
                 out = test if k in chosen else train
                 out.append(Sentence(tuple(before), sense, "before"))
                 out.append(Sentence(tuple(after), sense, "after"))
+        # cues on both sides, from training pairs only: here the words before "bank" predict the
+        # words after it, the signal that teaches a language model to carry the sense across "bank"
+        kept = [pair for k, pair in enumerate(pairs) if k not in chosen]
+        for k in range(per_pair * len(kept)):
+            (a, b), (c, e) = kept[k % len(kept)], kept[rng.integers(len(kept))]
+            both = (f"after {_cue_phrase(a, b)} {GAP_BEFORE[rng.integers(4)]} {TARGET} "
+                    f"{GAP_AFTER[rng.integers(4)]} with {_cue_phrase(c, e)}")
+            train.append(Sentence(tuple(both.split()), sense, "both"))
     for fill_b, gap_b in zip(FILL_BEFORE, GAP_BEFORE):  # no cue: unlabelled
         train += [Sentence(tuple(f"{fill_b} {TARGET} {gap_a}".split()), None, "none") for gap_a in GAP_AFTER]
         train += [Sentence(tuple(f"{gap_b} {TARGET} {fill_a}".split()), None, "none") for fill_a in FILL_AFTER]
