@@ -186,6 +186,26 @@ class ArmsResult:
     chance: float
     solved_at: float = 0.95  #: a run with at least this test accuracy counts as solved
 
+    @classmethod
+    def combine(cls, parts) -> "ArmsResult":
+        """One result from runs of the same arms, seeds and budgets at different delays.
+
+        Raises
+        ------
+        ValueError
+            no parts, or parts whose arms, seeds or budgets differ.
+        """
+        parts = list(parts)
+        if not parts:
+            raise ValueError("parts must hold at least one ArmsResult, got none")
+        first = parts[0]
+        for p in parts[1:]:
+            if p.arms != first.arms or p.seeds != first.seeds or p.budgets != first.budgets:
+                raise ValueError("parts must share arms, seeds and budgets")
+        return cls(first.arms, np.concatenate([p.delays for p in parts]), first.budgets, first.seeds,
+                   np.concatenate([p.accuracy for p in parts], axis=1), {k: v for p in parts for k, v in p.runs.items()},
+                   first.n_params, first.chance, first.solved_at)
+
     def index(self, name: str) -> int:
         """Position of the arm called ``name`` (``KeyError`` if there is none)."""
         names = [a.name for a in self.arms]
