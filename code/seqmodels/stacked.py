@@ -28,6 +28,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_float_array, finite_float, one_of, positive_int
+from .numeric import sigmoid_unchecked
 from .optim import Adam
 from .train import Recurrence, TrainConfig, gru_cell, init_classifier, lstm_cell, rnn_cell
 
@@ -95,9 +96,7 @@ def unstack(params: Params, k: int) -> Params:
 
 
 def _sig(a):
-    """The logistic function through ``exp``, which numpy vectorises (its float64 ``tanh`` is
-    several times slower); the argument is clipped so that ``exp`` cannot overflow."""
-    return 1.0 / (1.0 + np.exp(np.minimum(-a, 80.0)))
+    return sigmoid_unchecked(a)
 
 
 def _tanh(a):
