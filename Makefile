@@ -20,7 +20,7 @@ export JUPYTER_PATH := $(CURDIR)/$(VENV)/share/jupyter
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export SEQMODELS_BUILDDIR := $(abspath $(BUILDDIR))
 
-.PHONY: html test doctest serve clean clean-all venv bench
+.PHONY: html test doctest serve clean clean-all venv bench portability
 
 html: $(STAMP)
 	$(SPHINXBUILD)
@@ -74,3 +74,8 @@ clean-all:
 # Build and kernel benchmark: timings as medians of side-by-side runs, page weights; see tests/bench.
 bench: html
 	$(BIN)/python tests/bench/run.py --repeats $(or $(REPEATS),3)
+
+# Every chapter executed under the machine's default OpenBLAS kernel and three or more others
+# (OPENBLAS_CORETYPE); fails on any error, reports how many glued values differ. See tests/portability.py.
+portability: $(STAMP)
+	$(BIN)/python tests/portability.py --jobs $(or $(JOBS),2)

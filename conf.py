@@ -28,7 +28,6 @@ extensions = [
     "sphinxcontrib.bibtex",
     "sphinx_exercise",
     "sphinx_togglebutton",
-    "sphinx.ext.mathjax",
 ]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "conftest.py", "_templates", "_static"]
 templates_path = ["book/_templates"]  # accessibility fixes of theme templates (see each file)
@@ -41,7 +40,7 @@ myst_enable_extensions = ["amsmath", "colon_fence", "deflist", "dollarmath"]
 myst_heading_anchors = 3
 
 nb_execution_mode = "cache"
-nb_execution_timeout = 1200  # seconds per cell; experiments take seconds to a minute alone, several times that on a shared, loaded machine
+nb_execution_timeout = 900  # seconds per cell: experiments take seconds, but a loaded 2-core machine is slow
 nb_execution_raise_on_error = True  # a cell that raises fails the build
 nb_execution_show_tb = True  # ... and the log shows its traceback
 nb_execution_in_temp = False  # cells run in book/, next to their chapter
@@ -199,40 +198,118 @@ nb_execution_cache_path = str(_cache_root / seqmodels_environment_hash)
 
 def _prepare_cache() -> None:
     """Drop caches of older code, and create the cache database before parallel readers start
-    (two workers creating it at once race on the SQLite schema)."""
+    (two workers creating it at once race on the SQLite schema). A database that cannot be read
+    (a disk that filled up, a build killed while writing it) is only a cache: it is set aside with
+    one line on stderr, and every chapter executes again into a new one."""
+    import sqlite3
+
+    from jupyter_cache import get_cache
+    from sqlalchemy.exc import SQLAlchemyError
+
     if _cache_root.is_dir():
         for old in _cache_root.iterdir():
             if old.name != seqmodels_environment_hash:
                 shutil.rmtree(old, ignore_errors=True)
-    from jupyter_cache import get_cache
-
-    get_cache(nb_execution_cache_path).db  # noqa: B018  (the property creates the database)
+    try:
+        get_cache(nb_execution_cache_path).list_cache_records()  # creates the database, or reads it
+    except (SQLAlchemyError, sqlite3.Error) as err:
+        aside = BUILDDIR / "jupyter_cache.unreadable"
+        shutil.rmtree(aside, ignore_errors=True)
+        shutil.move(nb_execution_cache_path, aside)
+        reason = str(getattr(err, "orig", None) or err).splitlines()[0]
+        print(f"conf.py: the execution cache could not be read ({reason}); set aside as {aside}, "
+              "every chapter executes again", file=sys.stderr)
+        get_cache(nb_execution_cache_path).list_cache_records()
 
 
 _prepare_cache()
 
-# --- Math, served from this site: MathJax 3.2.2 from the sphinx-mathjax-offline wheel -----------
-_MATHJAX_SRC = Path(metadata.distribution("sphinx-mathjax-offline").locate_file(
-    "sphinx-mathjax-offline/static/mathjax"))
-_MATHJAX_KEEP = ("tex-chtml.js", "a11y", "adaptors", "input", "output/chtml", "sre", "ui")
-mathjax_path = "mathjax/tex-chtml.js"
-# MathJax 3 loads its CHTML fonts relative to tex-chtml.js, so copying them beside it is enough
-# (MathJax 4 would need its font path set; a browser test checks that no font leaves the site).
+# --- Math: MathML written at build time, set in a math font served by the site -------------------
+# Every formula is converted from LaTeX to MathML by latex2mathml when its page is written; current
+# Chromium, Firefox and Safari render MathML natively and screen readers read it, so pages load no
+# math script (MathJax's bundle was 1.16 MB of a 2.4 MB page). The font is STIX Two Math (SIL Open
+# Font License), shipped inside the ziamath wheel, cut down to the characters the book's formulas use
+# (with the variants and pieces its stretchy brackets need) and renamed "Book Math", so every reader
+# sees the same glyphs.
+html_math_renderer = "mathml"
+_MATH_FONT = "book-math.woff"
+_MATH_FAMILY = "Book Math"
 
 
-def _copy_mathjax(app, exception) -> None:
-    """Copy only the MathJax files the page can load (the CHTML bundle, its fonts and the
-    components it loads on demand), not the SVG and MathML bundles."""
+def _mathml(latex: str, display: str) -> str:
+    from latex2mathml.converter import convert
+
+    # latex2mathml knows align* (an mtable with right/left column pairs) but not aligned
+    latex = re.sub(r"\\(begin|end)\{aligned\}", r"\\\1{align*}", latex)
+    try:
+        markup = convert(latex.strip(), display=display)
+    except Exception as err:  # noqa: BLE001 - latex2mathml raises bare exceptions for bad TeX
+        raise ValueError(f"latex2mathml cannot convert {latex!r}: {err}") from err
+    if re.search(r">[^<]*\\[A-Za-z]", markup) or "<mi>&</mi>" in markup:
+        raise ValueError(f"latex2mathml left a TeX command unconverted in {latex!r}: {markup[:200]}")
+    return markup
+
+
+def _visit_math(self, node) -> None:
+    from docutils import nodes
+
+    self.body.append(self.starttag(node, "span", "", CLASS="math notranslate nohighlight"))
+    self.body.append(_mathml(node.astext(), "inline") + "</span>")
+    raise nodes.SkipNode
+
+
+def _visit_displaymath(self, node) -> None:
+    """As sphinx.ext.mathjax writes a display: its number and permalink, then the formula."""
+    from docutils import nodes
+    from sphinx.locale import _
+    from sphinx.util.math import get_node_equation_number
+
+    self.body.append(self.starttag(node, "div", CLASS="math notranslate nohighlight"))
+    if node["number"]:
+        self.body.append(f'<span class="eqno">({get_node_equation_number(self, node)})')
+        self.add_permalink_ref(node, _("Link to this equation"))
+        self.body.append("</span>")
+    parts = [part for part in node.astext().split("\n\n") if part.strip()]
+    latex = node.astext() if node.get("nowrap") or len(parts) == 1 else (
+        r"\begin{align*}" + r"\\".join(parts) + r"\end{align*}")
+    self.body.append(_mathml(latex, "block") + "</div>\n")
+    raise nodes.SkipNode
+
+
+def _write_math_font(app, exception) -> None:
+    """``build-finished``: the math font, subset to the characters of every formula in the written
+    pages (read back from them: pages are written by parallel workers), plus printable ASCII."""
     if exception is not None or app.builder.format != "html":
         return
-    dest = Path(app.outdir) / "_static" / "mathjax"
-    for item in _MATHJAX_KEEP:
-        src = _MATHJAX_SRC / item
-        if src.is_dir():
-            shutil.copytree(src, dest / item, dirs_exist_ok=True)
-        else:
-            dest.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / item)
+    import html
+
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    source = Path(metadata.distribution("ziamath").locate_file("ziamath/fonts/STIXTwoMath-Regular.ttf"))
+    chars = {chr(c) for c in range(0x20, 0x7F)}
+    for page in sorted(Path(app.outdir).rglob("*.html")):
+        for formula in re.findall(r"<math\b.*?</math>", page.read_text(encoding="utf-8"), re.S):
+            chars |= set(html.unescape(re.sub(r"<[^>]+>", "", formula)))
+    options = subset.Options()
+    options.flavor = "woff"
+    options.layout_features = ["*"]
+    options.name_IDs = ["*"]
+    font = TTFont(source, recalcTimestamp=False)  # the source's date: two builds write the same bytes
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(unicodes=sorted(ord(c) for c in chars if not c.isspace()))
+    subsetter.subset(font)
+    # A subset is a Modified Version under the OFL, which may not keep the Reserved Font Name
+    # "STIX": the family is renamed; the copyright and licence records stay.
+    names = {1: _MATH_FAMILY, 3: f"{_MATH_FAMILY} subset", 4: _MATH_FAMILY, 6: _MATH_FAMILY.replace(" ", ""),
+             16: _MATH_FAMILY}
+    for record in font["name"].names:
+        if record.nameID in names:
+            record.string = names[record.nameID]
+    dest = Path(app.outdir) / "_static" / _MATH_FONT
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    font.flavor = "woff"
+    font.save(dest, reorderTables=True)
 
 
 # --- Bibliography -------------------------------------------------------------------------------
@@ -244,7 +321,8 @@ bibtex_reference_style = "author_year"
 html_theme = "sphinx_book_theme"
 html_title = project
 html_static_path: list[str] = ["book/_static"]
-html_css_files = ["a11y.css"]  # accessibility fixes of the theme's colours (see the file)
+html_css_files = ["a11y.css",  # accessibility fixes of the theme's colours (see the file)
+                  "layout.css"]  # nothing wider than its space, at any width (see the file)
 html_last_updated_fmt = None  # no build date on pages: two builds must give the same bytes
 html_copy_source = True
 html_context = {"default_mode": "auto"}  # a first visit must not log "invalid theme mode"
@@ -257,29 +335,118 @@ html_theme_options = {
 }
 
 
-def _offer_notebook(app, pagename, templatename, context, doctree) -> None:
-    """Put each chapter's executed notebook in ``_sources/`` and offer it in the download menu.
+def _download_path(app, docname: str) -> Path:
+    return Path(app.outdir) / "_sources" / f"{docname}.ipynb"
 
-    myst-nb writes executed notebooks to ``<builddir>/jupyter_execute/``, outside the site; the
-    book theme lists an ``.ipynb`` download only when ``ipynb_source`` is set (it does that itself
-    only for Binder-style launch buttons). nbformat gives every cell a random id on each read, so
-    the copy gets ids derived from the cell's position and source: two builds of the same book
-    write the same bytes.
+
+def _write_download(app, doctree) -> None:
+    """``doctree-read``: write the chapter's ``.ipynb`` download from the read that built its page.
+
+    myst-nb writes the notebook it read to ``<builddir>/jupyter_execute/`` but, for a chapter whose
+    outputs come from the execution cache, without those outputs (it merges them into a copy). So
+    the outputs are merged here from the same cache record the page was rendered from, in the same
+    read, and the download goes straight into the site with its SHA-256 recorded in the chapter's
+    metadata. A download that is missing or differs from that record (an interrupted build, a
+    deleted folder) makes the chapter be read again (``_stale_downloads``); one that still differs
+    when its page is written fails the build. nbformat gives every cell a random id on each read,
+    so the cells get ids derived from their position and source: two builds write the same bytes.
     """
     import nbformat
+    from jupyter_cache import get_cache
 
-    executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
-    if app.builder.format != "html" or not executed.is_file():
+    docname = app.env.docname
+    read = Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
+    if "kernelspec" not in app.env.metadata[docname] or not read.is_file():
+        return  # not a notebook page
+    nb = nbformat.read(read, as_version=4)
+    if not any(cell.cell_type == "code" for cell in nb.cells):
         return
-    nb = nbformat.read(executed, as_version=4)
+    try:
+        _, nb = get_cache(nb_execution_cache_path).merge_match_into_notebook(nb)
+    except KeyError:
+        raise RuntimeError(f"{docname}: its page was built, but the execution cache holds no run of "
+                           "its cells, so its .ipynb download would have no outputs") from None
     for number, cell in enumerate(nb.cells):
         digest = hashlib.sha256(cell.source.encode()).hexdigest()[:8]
         cell.id = f"cell-{number}-{digest}"
-    target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
-    target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.validate(nb)
-    nbformat.write(nb, target)
+    data = nbformat.writes(nb).encode() + b"\n"
+    target = _download_path(app, docname)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    app.env.metadata[docname]["seqmodels_download_sha256"] = hashlib.sha256(data).hexdigest()
+
+
+def _download_is_current(app, docname: str) -> bool:
+    expected = app.env.metadata.get(docname, {}).get("seqmodels_download_sha256")
+    path = _download_path(app, docname)
+    return expected is None or (path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == expected)
+
+
+def _stale_downloads(app, env, added, changed, removed) -> list[str]:
+    """``env-get-outdated``: chapters whose download is missing or not the one their read wrote."""
+    return sorted(d for d in env.found_docs - added - changed - removed
+                  if d in env.all_docs and not _download_is_current(app, d))
+
+
+def _offer_notebook(app, pagename, templatename, context, doctree) -> None:
+    """Offer the chapter's executed notebook (written by ``_write_download``) in the download menu;
+    the book theme lists an ``.ipynb`` only when ``ipynb_source`` is set."""
+    if app.builder.format != "html" or "seqmodels_download_sha256" not in app.env.metadata.get(pagename, {}):
+        return
+    if not _download_is_current(app, pagename):
+        raise RuntimeError(f"{pagename}: _sources/{pagename}.ipynb is not the notebook its page was "
+                           "built from; run `make clean html`")
     context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+# --- Layout: code cells too wide for the column extend into the margin (book/_static/layout.css) --
+#: Characters of code a cell shows in the article's column at 1280 px, and in a full-width cell
+#: (the column plus the margin). tests/test_book_sources.py holds every shown line to the second.
+CELL_COLUMN_CHARS = 78
+CELL_WIDE_CHARS = 108
+
+
+def _widen_long_cells(app, doctree, docname) -> None:
+    """``doctree-resolved``: a code cell whose source or printed output has a line longer than the
+    column holds gets the theme's ``full-width`` class; inside an exercise, solution or other
+    admonition, the outermost such box gets it, so the cell never sticks out of its frame."""
+    from docutils import nodes
+
+    for cell in list(doctree.findall(nodes.container)):
+        if cell.get("nb_element") != "cell_code":
+            continue
+        longest = max((len(line) for block in cell.findall(nodes.literal_block)
+                       for line in block.astext().splitlines()), default=0)
+        if longest <= CELL_COLUMN_CHARS:
+            continue
+        target, up = cell, cell.parent
+        while up is not None:  # (a solution holds a section of its own: walk to the top)
+            if isinstance(up, nodes.Admonition):
+                target = up
+            up = up.parent
+        if "full-width" not in target["classes"]:
+            target["classes"].append("full-width")
+
+
+# --- Status page: a text mark for each chapter's run, not an emoji ------------------------------
+def _status_marks(app, doctree, docname) -> None:
+    """``doctree-resolved``: myst-nb's execution table marks a run with ✅ or ❌, which shows as an
+    empty box where no emoji font is installed; the cell says "succeeded" or "failed" instead, with
+    a check mark drawn by CSS (book/_static/layout.css)."""
+    from docutils import nodes
+
+    marks = {"\N{WHITE HEAVY CHECK MARK}": ("succeeded", "exec-ok"), "\N{CROSS MARK}": ("failed", "exec-failed")}
+    for text in list(doctree.findall(nodes.Text)):
+        if text.astext() in marks and any(isinstance(up, nodes.table) for up in _ancestors(text)):
+            word, css = marks[text.astext()]
+            text.parent.replace(text, nodes.inline(text=word, classes=["exec-status", css]))
+
+
+def _ancestors(node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
 
 
 # --- Accessibility fixes (each one found by axe-core in tests/test_browser.py) --------------------
@@ -316,6 +483,11 @@ def setup(app):
     app.add_node(HideCodeCellNode, override=True, html=(_visit_hidden_input, depart_HideCellInput))
     app.add_config_value("seqmodels_environment_hash", "", "env")
     app.connect("source-read", _stamp_code_dependencies)
-    app.connect("build-finished", _copy_mathjax)
+    app.add_html_math_renderer("mathml", (_visit_math, None), (_visit_displaymath, None))
+    app.connect("build-finished", _write_math_font)
+    app.connect("doctree-resolved", _widen_long_cells)
+    app.connect("doctree-resolved", _status_marks)
     # Before the theme's own handler (priority 501) builds the download menu.
     app.connect("html-page-context", _offer_notebook, priority=450)
+    app.connect("doctree-read", _write_download)
+    app.connect("env-get-outdated", _stale_downloads)

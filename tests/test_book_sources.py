@@ -66,3 +66,32 @@ def test_chapters_run_on_the_python3_kernel(page):
     if "{code-cell}" in text:
         assert re.search(r"^kernelspec:\s*\n(?:\s+.*\n)*?\s+name:\s*python3\s*$", text, re.M), \
             f"{page.name} executes cells but does not name the python3 kernel in its front matter"
+
+
+def shown_lines(info: str, body: str) -> list[str]:
+    """The lines of a cell or doctest a reader sees: none for a cell whose input is removed."""
+    kind = classify(info, body)
+    if kind == "doctest":
+        return body.splitlines()
+    if kind != "cell":
+        return []
+    options = re.match(r"\A(?:---\n.*?\n---\n|(?::[^\n]*\n)*)", body, re.S).group(0)
+    if re.search(r"remove-cell|remove-input", options):
+        return []
+    return body[len(options):].splitlines()
+
+
+def test_shown_lines_skips_options_and_removed_inputs():
+    assert shown_lines("{code-cell} ipython3", ":tags: [hide-input]\n\nx = 1") == ["", "x = 1"]
+    assert shown_lines("{code-cell} ipython3", "---\ntags: [remove-input]\n---\nx = 1") == []
+    assert shown_lines("python", ">>> 1\n1") == [">>> 1", "1"]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(BOOK)) for p in PAGES])
+def test_shown_code_fits_a_full_width_cell(page):
+    """conf.py widens a cell with a line over CELL_COLUMN_CHARS into the margin; a line over
+    CELL_WIDE_CHARS would not fit there either at 1280 px (layout.css), so none is allowed."""
+    limit = int(re.search(r"^CELL_WIDE_CHARS = (\d+)$", (BOOK.parent / "conf.py").read_text(), re.M).group(1))
+    long = [(line, len(text)) for line, info, body in fenced_blocks(page.read_text())
+            for text in shown_lines(info, body) if len(text) > limit]
+    assert not long, f"{page.relative_to(BOOK)}: shown code longer than {limit} characters (block line, length): {long}"

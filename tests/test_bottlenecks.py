@@ -8,11 +8,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from seqmodels.attention import init_attention, self_attention
 from seqmodels.comparison import comparison_table
 from seqmodels.complexity import MODELS, critical_path, dependency_graph, layer_flops, max_path_length
-from seqmodels.gradient_paths import depth_experiment, gradient_by_distance
-from seqmodels.probe import final_states, linear_probe, next_token_leak, positions_recovered, state_probe
-from seqmodels.timing import TIMING_PAGES, best_time, kv_step_times, kv_total_times, sequential_timings
+from seqmodels.gradient_paths import DEPTH_ARMS, depth_arms, gradient_by_distance, token_uniformity
+from seqmodels.probe import (count_probe, count_r2, final_states, linear_probe, next_token_leak, positions_recovered,
+                             state_probe)
+from seqmodels.timing import (TIMING_PAGES, attention_split_times, best_time, kv_step_times, kv_total_times,
+                              prefill_decode_times, recurrence_costs, sequential_timings)
+from seqmodels.lstm import init_lstm
+from seqmodels.rnn import init_rnn
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
 
@@ -49,15 +54,21 @@ def test_causal_graph_never_reads_the_future():
         assert all(j <= i for kind, j in g[("s", i)] if kind == "p")
 
 
-def test_flop_counts():
-    n, d = 100, 16
-    assert layer_flops("RNN", n, d) == 4 * n * d * d
-    assert layer_flops("LSTM", n, d) == 4 * layer_flops("RNN", n, d)
-    assert layer_flops("attention", n, d) == 6 * n * d * d + 4 * n * n * d
-    # Whole attention layer / RNN layer = 1.5 + n / d.
-    for n in (1, 8, 64, 512):
-        assert np.isclose(layer_flops("attention", n, d) / layer_flops("RNN", n, d), 1.5 + n / d)
-
+@pytest.mark.parametrize("n,d", [(1, 3), (7, 4), (100, 16)])
+def test_flop_counts_match_the_models_own_matrices(n, d):
+    """Two FLOPs per multiply-add, counted from the shapes of the arrays the models multiply, not
+    from the formula: a layer that read more inputs per gate, or forgot a product, would differ."""
+    rng = np.random.default_rng(0)
+    W_h, W_x, _ = init_rnn(d, d, rng, spectral_radius=0.9)
+    W, _ = init_lstm(d, d, rng)
+    W_q, W_k, W_v = init_attention(d, d, d, rng)
+    out, A = self_attention(rng.normal(size=(n, d)), W_q, W_k, W_v)
+    per_step = {"RNN": W_h.size + W_x.size, "LSTM": W.size}  # one [x_t, h_{t-1}] product per step
+    for model, weights in per_step.items():
+        assert layer_flops(model, n, d) == 2 * n * weights, model
+    projections = 2 * n * (W_q.size + W_k.size + W_v.size)
+    scores_and_sum = 2 * A.size * W_k.shape[1] + 2 * A.size * out.shape[1]  # Q K^T and A V
+    assert layer_flops("attention", n, d) == projections + scores_and_sum
 
 def test_linear_probe_reads_what_is_there_and_nothing_else():
     rng = np.random.default_rng(0)
@@ -101,10 +112,31 @@ def test_gradient_by_distance_shapes_and_orders():
     assert g["attention"][1:].max() / g["attention"][1:].min() < 10
 
 
-def test_depth_experiment_collapses_and_grows():
-    r = depth_experiment([1, 8], T=8, d=16, n_draws=2)
-    assert r["pure"]["spread"][1] < r["pure"]["spread"][0]
-    assert r["residual"]["output_norm"][1] > r["residual"]["output_norm"][0]
+def test_depth_arms_pure_collapses_and_pre_ln_holds():
+    r = depth_arms(max_depth=12, T=8, d=16, seeds=(0, 1))
+    assert set(r) == set(DEPTH_ARMS)
+    for parts in r.values():
+        assert parts["uniformity"].shape == (2, 13) and parts["norm"].shape == (2, 13)
+    assert np.all(r["pure attention"]["uniformity"][:, -1] < 1e-2 * r["pure attention"]["uniformity"][:, 0])
+    assert np.all(r["residual, pre-LN"]["uniformity"][:, -1] > r["pure attention"]["uniformity"][:, -1])
+    assert np.all(r["residual"]["norm"][:, -1] > r["residual"]["norm"][:, 0])
+    # The scaled control: no normalisation, each update shrunk by 1/sqrt(L); it keeps the positions apart.
+    assert np.all(r["residual ×1/√L"]["uniformity"][:, -1] > 3 * r["residual"]["uniformity"][:, -1])
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.floats(1e-3, 1e3), st.integers(0, 100))
+def test_token_uniformity_is_scale_free(scale, seed):
+    X = np.random.default_rng(seed).normal(size=(5, 3))
+    assert np.isclose(token_uniformity(scale * X), token_uniformity(X), rtol=1e-9)
+    assert token_uniformity(np.ones((4, 3)) * X[0]) < 1e-12
+
+
+def test_count_probe_is_flat_and_lstm_holds_counts():
+    acc = count_probe(T=12, vocab_size=4, n_train=600, n_test=400)
+    assert acc.shape == (12,) and acc.max() - acc.min() < 0.15 and acc.mean() > 0.3
+    assert count_r2("LSTM", 32, first=6, T=12, vocab_size=4, n_train=600, n_test=400) > \
+        count_r2("RNN", 32, first=6, T=12, vocab_size=4, n_train=600, n_test=400)
 
 
 def test_comparison_table_deterministic_columns():
@@ -114,33 +146,52 @@ def test_comparison_table_deterministic_columns():
     for model in MODELS:
         for key in ("steps", "path", "accuracy", "memory_per_token"):
             assert t1[model][key] == t2[model][key], (model, key)
-        assert t1[model]["time_ms"] > 0
+        assert t1[model]["time_ms"] is None or t1[model]["time_ms"] > 0
     assert t1["RNN"]["memory_per_token"] == 8 / 32 and t1["Transformer self-attention"]["memory_per_token"] == 16
+    assert t1["Word2Vec"]["time_ms"] is None
 
 
-def test_timing_functions_return_positive_times():
-    assert best_time(lambda: None, repeat=2) >= 0
+def test_best_time_is_the_fastest_run_on_one_blas_thread(monkeypatch):
+    """A scripted clock: runs of 0.5, 0.2 and 0.9 s give 0.2; inside, BLAS has one thread."""
+    import time as time_module
+
+    from threadpoolctl import threadpool_info
+
+    clock = iter([0.0, 0.5, 1.0, 1.2, 2.0, 2.9])
+    monkeypatch.setattr(time_module, "perf_counter", lambda: next(clock))
+    threads = []
+    assert best_time(lambda: threads.append([i["num_threads"] for i in threadpool_info()
+                                             if i["user_api"] == "blas"]), repeat=3) == pytest.approx(0.2)
+    assert len(threads) == 3 and all(t == [1] * len(t) for t in threads)
+
+
+def test_timing_functions_return_one_time_per_length():
     steps = kv_step_times([1, 4], d_model=4, n_layers=2, repeat=1)
     totals = kv_total_times([2, 3], d_model=4, repeat=1)
     seq = sequential_timings([4], d=4, repeat=1)
-    for arr in list(steps.values()) + list(totals.values()) + list(seq.values()):
+    rec = recurrence_costs([3], d=4, batch=2, repeat=1)
+    split = attention_split_times([3], d=4, repeat=1)
+    gen = prefill_decode_times([2, 3], d_model=4, vocab_size=5, repeat=1)
+    assert set(rec) == {"floor", "one sequence", "batched", "one product"} and set(gen) == {"prefill", "decode"}
+    for arr in (list(steps.values()) + list(totals.values()) + list(seq.values()) + list(rec.values())
+                + list(split.values()) + list(gen.values())):
         assert np.all(arr > 0)
 
 
 def test_bad_input():
     with pytest.raises(KeyError, match=r"model must be one of"):
         layer_flops("GRU", 4, 4)
-    with pytest.raises(ValueError, match=r"n and d must be >= 1, got n=0, d=4"):
+    with pytest.raises(ValueError, match=r"n\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"):
         layer_flops("RNN", 0, 4)
     with pytest.raises(KeyError, match=r"model must be one of"):
         dependency_graph("CNN", 4)
-    with pytest.raises(ValueError, match=r"n must be >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"n\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"):
         dependency_graph("RNN", 0)
-    with pytest.raises(ValueError, match=r"repeat must be >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"repeat\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"):
         best_time(lambda: None, repeat=0)
-    with pytest.raises(ValueError, match=r"lengths must be a non-empty list of ints >= 1"):
+    with pytest.raises(ValueError, match=r"lengths\ must\ be\ a\ non\-empty\ list\ of\ integers\ >=\ 1,\ got\ none"):
         kv_step_times([], d_model=4)
-    with pytest.raises(ValueError, match=r"ns must be a non-empty list of ints >= 1"):
+    with pytest.raises(ValueError, match=r"ns\[0\]\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"):
         kv_total_times([0], d_model=4)
     S = np.zeros((4, 2))
     y = np.zeros((4, 1), dtype=int)
@@ -148,11 +199,21 @@ def test_bad_input():
         linear_probe(np.full((4, 2), np.nan), y, S, y, 2)
     with pytest.raises(ValueError, match=r"test_states must have 2 columns like train_states, got 3"):
         linear_probe(S, y, np.zeros((4, 3)), y, 2)
-    with pytest.raises(ValueError, match=r"train_labels must be an int array of shape \(4, P\)"):
+    with pytest.raises(ValueError, match=r"train_labels\ must\ be\ an\ integer\ array\ of\ labels,\ got\ dtype\ float64"):
         linear_probe(S, np.zeros((4, 1)), S, y, 2)
-    with pytest.raises(KeyError, match=r"test_labels holds a label outside \[0, 2\)"):
+    with pytest.raises(ValueError, match=r"test_labels must hold labels in \[0, 2\)"):
         linear_probe(S, y, S, y + 5, 2)
-    with pytest.raises(KeyError, match=r"model must be one of Word2Vec, RNN, LSTM, Bi-LSTM"):
+    with pytest.raises(KeyError, match=r"model must be one of \('Word2Vec', 'RNN', 'LSTM', 'Bi-LSTM'\), got 'GRU'"):
         final_states("GRU", np.zeros((3, 2, 4)), 4)
-    with pytest.raises(ValueError, match=r"need T >= 2"):
+    with pytest.raises(ValueError, match=r"lengths\[0\] must be an integer >= 2"):
+        prefill_decode_times([1], d_model=4)
+    with pytest.raises(ValueError, match=r"batch must be an integer >= 1"):
+        recurrence_costs([4], batch=0)
+    with pytest.raises(ValueError, match=r"first must be an integer in \[1, T=4\]"):
+        count_r2("RNN", 4, first=5, T=4)
+    with pytest.raises(ValueError, match=r"arms must be names from DEPTH_ARMS"):
+        depth_arms(arms=("residual", "dense"))
+    with pytest.raises(ValueError, match=r"X must have shape \(\[batch,\] T, d\) with T >= 2"):
+        token_uniformity(np.ones((1, 3)))
+    with pytest.raises(ValueError, match=r"T\ must\ be\ an\ integer\ >=\ 2,\ got\ 1"):
         gradient_by_distance(T=1)

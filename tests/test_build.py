@@ -1,10 +1,12 @@
 """The build pipeline itself, on scratch copies: a failing cell fails the build, a change in
-code/ re-executes the chapters that import it (and only those), and notebooks run on the
-environment's own kernel."""
+code/ re-executes the chapters that import it (and only those), notebooks run on the
+environment's own kernel, an interrupted build leaves no download the next build trusts, and an
+unreadable execution cache is set aside and everything executes again."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -138,3 +140,94 @@ def test_notebooks_run_on_the_environment_kernel():
     spec = KernelSpecManager().get_kernel_spec("python3")
     assert Path(spec.argv[0]).resolve().is_relative_to(venv.resolve()) or \
         Path(spec.argv[0]).parent.resolve() == (venv / "bin").resolve(), spec.argv
+
+
+# --- Downloads and the cache after a bad previous build -------------------------------------------
+HOLD = """import pathlib, time
+pathlib.Path("../started-{name}").touch()
+while pathlib.Path("../hold").exists():  # the test holds this chapter mid-execution, then lets go
+    time.sleep(0.05)"""
+
+
+def chapter_outputs(project: Path, name: str) -> tuple[list[str], str]:
+    """The printed outputs of a chapter's ``.ipynb`` download, and the text of its page."""
+    import nbformat
+
+    nb = nbformat.read(project / "_build" / "html" / "_sources" / f"{name}.ipynb", as_version=4)
+    printed = [out.text.strip() for cell in nb.cells if cell.cell_type == "code"
+               for out in cell.outputs if out.output_type == "stream"]
+    return printed, (project / "_build" / "html" / f"{name}.html").read_text()
+
+
+def two_chapter_book(tmp_path: Path) -> Path:
+    """``index`` prints at once; ``slow`` prints, then waits while the file ``hold`` exists."""
+    project = scratch_book(tmp_path, 'print("index: printed")')
+    index = project / "book" / "index.md"
+    index.write_text(index.read_text() + "\n```{toctree}\nslow\n```\n")
+    cells = ['print("slow: before the wait")', HOLD.format(name="slow"), 'print("slow: after the wait")']
+    (project / "book" / "slow.md").write_text(FRONT.replace("# Scratch", "# Slow") + "".join(
+        "```{code-cell} ipython3\n" + cell + "\n```\n\n" for cell in cells))
+    return project
+
+
+def test_an_interrupted_build_leaves_no_download_the_next_build_trusts(tmp_path):
+    """Ctrl-C (SIGINT to the build's process group, kernels included) while one chapter executes
+    and the other has been executed and cached; the next build's downloads hold every output
+    their pages show. Then the same after `make clean`, which keeps the cache."""
+    import signal
+    import time
+
+    project = two_chapter_book(tmp_path)
+    (project / "hold").touch()
+    env = dict(os.environ, SEQMODELS_BUILDDIR=str(project / "_build"))
+    build = subprocess.Popen(
+        [sys.executable, "-m", "sphinx", "-b", "html", "-c", ".", "-d", "_build/doctrees", "book",
+         "_build/html", "-W", "--keep-going", "-q", "-j", "2"],
+        cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not (project / "started-slow").exists() or not (project / "_build" / "jupyter_execute" / "index.ipynb").exists():
+            assert build.poll() is None and time.monotonic() < deadline, "the build ended before it could be interrupted"
+            time.sleep(0.1)
+        os.killpg(build.pid, signal.SIGINT)
+        build.wait(timeout=120)
+    finally:
+        if build.poll() is None:
+            os.killpg(build.pid, signal.SIGKILL)
+            build.wait()
+    assert build.returncode != 0, "the interrupted build reported success"
+    (project / "hold").unlink()
+
+    for attempt in ("after the interrupted build", "after removing the built pages (make clean)"):
+        result = sphinx(project)
+        assert result.returncode == 0, result.stderr[-3000:]
+        for name, expected in (("index", ["index: printed"]), ("slow", ["slow: before the wait", "slow: after the wait"])):
+            printed, page = chapter_outputs(project, name)
+            assert printed == expected, f"{attempt}: {name}.ipynb holds {printed}, its page shows {expected}"
+            assert all(text in page for text in expected), f"{attempt}: {name}.html lacks its outputs"
+        for folder in ("html", "doctrees", "jupyter_execute"):
+            shutil.rmtree(project / "_build" / folder)
+
+
+def test_an_unreadable_execution_cache_is_set_aside_and_everything_executes_again(tmp_path):
+    project = scratch_book(tmp_path, 'import uuid\nprint("run:", uuid.uuid4().hex)')
+    first = sphinx(project)
+    assert first.returncode == 0, first.stderr[-3000:]
+    page = project / "_build" / "html" / "index.html"
+    run_1 = re.search(r"run: (\w+)", page.read_text()).group(1)
+
+    (database,) = (project / "_build" / ".jupyter_cache").glob("*/global.db")
+    with database.open("r+b") as db:  # what a full disk or a kill during a write leaves
+        db.truncate(3_000)
+    shutil.rmtree(project / "_build" / "html")
+    shutil.rmtree(project / "_build" / "doctrees")
+    second = sphinx(project)
+    assert second.returncode == 0, second.stderr[-3000:]
+    notes = [line for line in second.stderr.splitlines() if "execution cache could not be read" in line]
+    assert len(notes) == 1 and "set aside" in notes[0], second.stderr[-3000:]
+    assert (project / "_build" / "jupyter_cache.unreadable" / "global.db").stat().st_size == 3_000
+    run_2 = re.search(r"run: (\w+)", page.read_text()).group(1)
+    assert run_2 != run_1, "the page was not executed again"
+
+    third = sphinx(project)  # the new cache is used: nothing executes, nothing is reported
+    assert third.returncode == 0 and "could not be read" not in third.stderr, third.stderr[-3000:]

@@ -126,11 +126,11 @@ def test_bad_corpus_and_config_are_rejected():
         build_vocabulary([["a", "a", "b"]], min_count=3)
     with pytest.raises(ValueError, match="documents must be a list of token lists, got a str"):
         build_vocabulary(["the cat sat"])
-    with pytest.raises(ValueError, match=r"config.window must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match=r"window\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"):
         train_sgns([["a", "b"]], SGNSConfig(window=0, min_count=1))
-    with pytest.raises(ValueError, match=r"config.lr must be a finite number > 0, got nan"):
+    with pytest.raises(ValueError, match=r"lr\ must\ be\ a\ finite\ number\ >\ 0,\ got\ nan"):
         train_sgns([["a", "b"]], SGNSConfig(lr=float("nan"), min_count=1))
-    with pytest.raises(ValueError, match=r"min_count must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match=r"min_count\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"):
         build_vocabulary([["a"]], min_count=0)
 
 
@@ -157,7 +157,7 @@ def topic_corpus(seed, n_docs=160, length=20):
 
 def test_training_is_seeded_and_learns_which_words_share_contexts():
     docs = topic_corpus(0)
-    cfg = SGNSConfig(d=8, window=3, negatives=3, min_count=1, epochs=3, batch_size=64, subsample=1.0, seed=3)
+    cfg = SGNSConfig(dim=8, window=3, negatives=3, min_count=1, epochs=3, batch_size=64, subsample=1.0, seed=3)
     res = train_sgns(docs, cfg)
     again = train_sgns(docs, cfg)
     assert np.array_equal(res.W_in, again.W_in) and np.array_equal(res.losses, again.losses)

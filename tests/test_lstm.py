@@ -131,7 +131,7 @@ def test_init_lstm_sets_forget_bias():
     np.testing.assert_array_equal(b, [2.0] * 3 + [0.0] * 9)
     with pytest.raises(ValueError, match=r"d_in must be an integer >= 1, got 0"):
         init_lstm(0, 3, np.random.default_rng(0))
-    with pytest.raises(ValueError, match=r"forget_bias must be finite, got nan"):
+    with pytest.raises(ValueError, match=r"forget_bias\ must\ be\ a\ finite\ number,\ got\ nan"):
         init_lstm(2, 3, np.random.default_rng(0), forget_bias=float("nan"))
 
 

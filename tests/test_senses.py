@@ -57,7 +57,7 @@ def test_encode_adds_boundaries_and_rejects_unknown_words():
     assert [vocab[i] for i in ids] == [BOS, "the", "bank", EOS]
     with pytest.raises(KeyError, match=r"word 'bench' \(position 2 of words\) is not in the vocabulary"):
         encode(("the", "old", "bench"), vocab)
-    with pytest.raises(ValueError, match=r"held_out must be between 1 and 7, got 8"):
+    with pytest.raises(ValueError, match=r"held_out\ must\ be\ an\ integer\ between\ 1\ and\ 7,\ got\ 8"):
         make_corpus(held_out=8)
 
 

@@ -155,10 +155,15 @@ def test_delay_result_table_and_experiment_are_deterministic():
     a = delay_experiment([1, 3], seeds=(0, 1), config=TrainConfig(steps=30), n_test=50)
     b = delay_experiment([1, 3], seeds=(0, 1), config=TrainConfig(steps=30), n_test=50)
     np.testing.assert_array_equal(a.accuracy, b.accuracy)
-    assert a.accuracy.shape == (2, 2, 2) and a.table() == b.table()
-    assert a.table().count("\n") == 3 and set(a.runs) == {(c, d, s) for c in ("RNN", "LSTM")
+    assert a.accuracy.shape == (2, 2, 2) and a.table()._repr_html_() == b.table()._repr_html_()
+    assert str(a.table()).count("\n") == 2 and set(a.runs) == {(c, d, s) for c in ("RNN", "LSTM")
                                                          for d in (1, 3) for s in (0, 1)}
-    assert isinstance(a, DelayResult) and a.chance == 0.25
+    assert a.chance == 1 / DelayTask().n_symbols
+    np.testing.assert_array_equal(a.solved(), (a.accuracy >= a.solved_at).sum(axis=-1))
+    cells = a.table().cells
+    for j, delay in enumerate((1, 3)):  # each row shows that delay's mean and solved count per cell
+        assert [text for text, _ in cells[j][:3]] == [str(delay), f"{a.accuracy[0, j].mean():.0%}",
+                                                     f"{a.solved()[0, j]} of 2"]
 
 
 @pytest.mark.parametrize("call,match", [
@@ -171,10 +176,10 @@ def test_delay_result_table_and_experiment_are_deterministic():
      r"W_out must have shape \(n_classes, d_hidden\) = \(3, 4\), got \(3, 5\)"),
     (lambda: classifier_head(np.zeros((2, 4)), np.zeros((3, 4)), np.zeros(2), np.array([0, 1])),
      r"b_out must have shape \(n_classes,\) = \(3,\), got \(2,\)"),
-    (lambda: clip_grad_norm({"a": np.ones(2)}, 0.0), r"max_norm must be > 0, got 0.0"),
-    (lambda: DelayTask(n_symbols=1), r"n_symbols must be >= 2"),
-    (lambda: DelayTask(p_new_key=1.5), r"p_new_key must lie in \[0, 1\], got 1.5"),
-    (lambda: DelayTask().sample(np.random.default_rng(0), 0, 3), r"n must be >= 1 and delay >= 0, got n=0, delay=3"),
+    (lambda: clip_grad_norm({"a": np.ones(2)}, 0.0), r"max_norm\ must\ be\ a\ finite\ number\ >\ 0,\ got\ 0\.0"),
+    (lambda: DelayTask(n_symbols=1), r"n_symbols\ must\ be\ an\ integer\ >=\ 2,\ got\ 1"),
+    (lambda: DelayTask(p_new_key=1.5), r"p_new_key\ must\ be\ a\ finite\ number\ >=\ 0\ and\ <=\ 1,\ got\ 1\.5"),
+    (lambda: DelayTask().sample(np.random.default_rng(0), 0, 3), r"n\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"),
 ])
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):

@@ -12,6 +12,9 @@ Models and their gradients:
 - ``seqmodels.gru``: the gated recurrent unit (reset, update, candidate), forward and BPTT.
 - ``seqmodels.birnn``: bidirectional LSTMs and the ELMo-style bidirectional language model.
 - ``seqmodels.attention``: scaled dot-product and multi-head attention, stacks, KV-cache decoding.
+- ``seqmodels.pretrained``: all-MiniLM-L6-v2, a pretrained 6-layer Transformer encoder, run in numpy.
+- ``seqmodels.blocks``: layer normalisation, the feed-forward layer, post- and pre-LN causal blocks.
+- ``seqmodels.charlm``: a character-level RNN language model (truncated BPTT) and n-gram baselines.
 
 Words as vectors:
 
@@ -28,8 +31,10 @@ Shared machinery:
 - ``seqmodels.train``: training any recurrent layer with a classifier head on its final state.
 - ``seqmodels.stacked``: many seeds of one recurrent classifier trained as a single stacked model.
 - ``seqmodels.projection``: PCA, for drawing high-dimensional vectors in 2-D.
-- ``seqmodels.plotting``: the book's matplotlib style and its drawn (not plotted) diagrams.
+- ``seqmodels.plotting``: the book's matplotlib style.
 - ``seqmodels.cell_diagram``: drawings of the LSTM cell and the GRU cell in the chapter's symbols.
+- ``seqmodels.tables``: tabular results shown as HTML tables, with units and one format per column.
+- ``seqmodels.diagrams``: unrolled recurrent networks (the three shapes of use, shared weights).
 
 Experiments:
 
@@ -40,6 +45,7 @@ Experiments:
 - ``seqmodels.gradient_paths``: gradient norms by distance in time and by depth of a stack.
 - ``seqmodels.probe``: read-out probes and the experiment on what a fixed-size state holds.
 - ``seqmodels.comparison``: the five-model comparison table of the bottlenecks chapter.
+- ``seqmodels.serving``: published model shapes, KV-cache bytes, FLOPs and bytes per decoding step.
 
 ``seqmodels._checks`` (private) holds the input checks every module shares.
 
@@ -51,9 +57,10 @@ Sizes. ``T`` positions (time steps) of a sequence, ``batch`` sequences side by s
 width of an input vector, ``d_hidden`` of a recurrent state (per direction), ``d_model`` of the
 vectors an attention stack reads and writes (``d_k``, ``d_v`` of its queries/keys and values),
 ``vocab`` words or tokens (an integer argument counting them is ``vocab_size``, because ``vocab``
-also names a word list), ``n_classes`` labels. ``d`` is a word vector's width, and the one width of
-experiments that tie ``d_in = d_hidden = d_model = d``. Cost formulas (:mod:`seqmodels.complexity`,
-``decode_flops``) count ``n`` tokens, as Vaswani et al. (2017, Table 1) do; ``n`` is ``T`` there.
+also names a word list), ``n_classes`` labels. ``d`` is a word vector's width (``SGNSConfig.dim``,
+the chapter's name), and the one width of experiments that tie ``d_in = d_hidden = d_model = d``.
+Cost formulas (:mod:`seqmodels.complexity`, ``decode_flops``) count ``n`` tokens, as Vaswani et al.
+(2017, Table 1) do; ``n`` is ``T`` there.
 
 Axis order. Recurrent models (``rnn``, ``lstm``, ``birnn``, ``train``, ``delay``) are time-major:
 ``xs`` is ``(T, d_in)`` or ``(T, batch, d_in)`` and states ``hs`` are ``(T, [batch,] d_hidden)``,

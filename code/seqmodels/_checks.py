@@ -152,15 +152,15 @@ def as_ids(name: str, ids, n: int, ndims: tuple[int, ...] = (1,), what: str = "i
     ValueError: centers must hold ids in [0, 3), got values from 0 to 3
     """
     arr = np.asarray(ids) if not isinstance(ids, str) else np.array(ids, dtype=object)
-    if arr.size == 0 and arr.dtype.kind == "f" and min_length == 0:
-        arr = arr.astype(np.int64)  # np.asarray([]) is float64; an empty list is unambiguous
+    if arr.size == 0 and arr.dtype.kind == "f":  # np.asarray([]) is float64; an empty list is unambiguous
+        arr = arr.astype(np.int64)
     if arr.dtype.kind not in "iu":
         raise ValueError(f"{name} must be an integer array of {what}, got dtype {arr.dtype}")
     if arr.ndim not in ndims:
         want = " or ".join(f"{d}-D" for d in ndims)
         raise ValueError(f"{name} must be {want}, got shape {arr.shape}")
     if arr.ndim and arr.shape[0] < min_length:
-        raise ValueError(f"{name} must hold at least {min_length} entries along its first axis, got shape {arr.shape}")
+        raise ValueError(f"{name} must be at least {min_length} long (axis 0), got shape {arr.shape}")
     if arr.size and (arr.min() < 0 or arr.max() >= n):
         raise ValueError(f"{name} must hold {what} in [0, {n}), got values from {arr.min()} to {arr.max()}")
     return arr.astype(np.int64, copy=False)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import as_float_array, check_sequence, check_shape
+from ._checks import as_float_array, as_ids, as_rng, check_sequence, check_shape, positive_int
 from .numeric import softmax
 
 # --- the layer ----------------------------------------------------------------------------------
@@ -47,13 +47,18 @@ from .numeric import softmax
 def causal_mask(T: int) -> np.ndarray:
     """Boolean ``(T, T)`` matrix, True where position ``i`` may read position ``j`` (``j <= i``).
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``T``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> causal_mask(3).astype(int)
     array([[1, 0, 0],
            [1, 1, 0],
            [1, 1, 1]])
     """
-    if T < 1:
-        raise ValueError(f"T must be >= 1, got {T}")
+    T = positive_int("T", T)
     return np.tril(np.ones((T, T), dtype=bool))
 
 
@@ -61,6 +66,8 @@ def _check_layer(X, W_q, W_k, W_v):
     X = as_float_array("X", X, ndims=(2, 3))
     if X.shape[-2] == 0:
         raise ValueError(f"X must hold at least one position (T >= 1), got shape {X.shape}")
+    if X.ndim == 3 and X.shape[0] == 0:
+        raise ValueError(f"X must hold at least one sequence (batch >= 1), got shape {X.shape}")
     d_model = X.shape[-1]
     W_q = as_float_array("W_q", W_q, ndims=(2,))
     W_k = as_float_array("W_k", W_k, ndims=(2,))
@@ -71,6 +78,12 @@ def _check_layer(X, W_q, W_k, W_v):
     if W_v.shape[0] != d_model:
         raise ValueError(f"W_v must have shape (d_model, d_v) with d_model = {d_model}, got {W_v.shape}")
     return X, W_q, W_k, W_v
+
+
+def _check_flag(name, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def _attend(X, W_q, W_k, W_v, causal):
@@ -99,6 +112,12 @@ def self_attention(X, W_q, W_k, W_v, causal: bool = False):
     out : ndarray of shape (T, d_v) or (batch, T, d_v)
     weights : ndarray of shape (T, T) or (batch, T, T); every row sums to 1
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``X``, ``W_q``, ``W_k``, ``causal``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     >>> out, A = self_attention(X, np.eye(2), np.eye(2), np.eye(2), causal=True)
     >>> A.round(3)
@@ -109,7 +128,7 @@ def self_attention(X, W_q, W_k, W_v, causal: bool = False):
     array([1., 1., 1.])
     """
     X, W_q, W_k, W_v = _check_layer(X, W_q, W_k, W_v)
-    out, A, *_ = _attend(X, W_q, W_k, W_v, causal)
+    out, A, *_ = _attend(X, W_q, W_k, W_v, _check_flag("causal", causal))
     return out, A
 
 
@@ -129,6 +148,12 @@ def self_attention_backward(X, W_q, W_k, W_v, dout, causal: bool = False) -> dic
     Returns
     -------
     dict with keys ``"X", "W_q", "W_k", "W_v"``, each shaped like that argument.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``dout``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> rng = np.random.default_rng(0)
     >>> X, W = rng.normal(size=(4, 3)), rng.normal(size=(3, 3))
@@ -174,6 +199,12 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads: int, causal: bool = Fal
     out : ndarray of shape (T, d_out) or (batch, T, d_out)
     weights : ndarray of shape (n_heads, T, T) or (batch, n_heads, T, T)
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``n_heads``, ``W_o``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> rng = np.random.default_rng(0)
     >>> X, W = rng.normal(size=(5, 4)), rng.normal(size=(4, 4))
     >>> out, A = multi_head_attention(X, W, W, W, np.eye(4), n_heads=2)
@@ -183,7 +214,7 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads: int, causal: bool = Fal
     X, W_q, W_k, W_v = _check_layer(X, W_q, W_k, W_v)
     check_shape("W_v", W_v, W_q.shape, "(d_model, d_k), like W_q")
     d_k = W_q.shape[1]
-    if not isinstance(n_heads, (int, np.integer)) or n_heads < 1 or d_k % n_heads:
+    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)) or n_heads < 1 or d_k % n_heads:
         raise ValueError(f"n_heads must be a positive divisor of d_k = {d_k}, got {n_heads}")
     W_o = as_float_array("W_o", W_o, ndims=(2,))
     if W_o.shape[0] != d_k:
@@ -204,12 +235,19 @@ def sinusoidal_positions(T: int, d_model: int) -> np.ndarray:
 
     ``P[t, 2i] = sin(t / 10000^(2i / d_model))``, ``P[t, 2i + 1] = cos(t / 10000^(2i / d_model))``.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``d_model``, ``T``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> sinusoidal_positions(2, 4).round(4)
     array([[0.    , 1.    , 0.    , 1.    ],
            [0.8415, 0.5403, 0.01  , 1.    ]])
     """
-    if T < 1 or d_model < 2 or d_model % 2:
-        raise ValueError(f"need T >= 1 and an even d_model >= 2, got T={T}, d_model={d_model}")
+    T, d_model = positive_int("T", T), positive_int("d_model", d_model, minimum=2)
+    if d_model % 2:
+        raise ValueError(f"d_model must be even (sines and cosines in pairs), got {d_model}")
     t = np.arange(T)[:, None]
     freq = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)  # (d_model / 2,)
     P = np.empty((T, d_model))
@@ -221,12 +259,18 @@ def sinusoidal_positions(T: int, d_model: int) -> np.ndarray:
 def init_attention(d_model: int, d_k: int, d_v: int, rng: np.random.Generator):
     """Random ``(W_q, W_k, W_v)`` with entries ``N(0, 1 / d_model)``, so ``X @ W`` keeps the scale of ``X``.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``d_k``, ``d_model``, ``rng``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> W_q, W_k, W_v = init_attention(8, 4, 8, np.random.default_rng(0))
     >>> W_q.shape, W_k.shape, W_v.shape
     ((8, 4), (8, 4), (8, 8))
     """
-    if min(d_model, d_k, d_v) < 1:
-        raise ValueError(f"d_model, d_k and d_v must be >= 1, got {d_model}, {d_k}, {d_v}")
+    d_model, d_k, d_v = positive_int("d_model", d_model), positive_int("d_k", d_k), positive_int("d_v", d_v)
+    rng = as_rng("rng", rng)
     scale = 1.0 / np.sqrt(d_model)
     return (rng.normal(scale=scale, size=(d_model, d_k)), rng.normal(scale=scale, size=(d_model, d_k)),
             rng.normal(scale=scale, size=(d_model, d_v)))
@@ -236,14 +280,20 @@ def init_attention(d_model: int, d_k: int, d_v: int, rng: np.random.Generator):
 
 
 def _check_stack(layers, d_model):
+    if not isinstance(layers, (list, tuple)):
+        raise ValueError(f"layers must be a list of (W_q, W_k, W_v) triples, got {type(layers).__name__}")
     if len(layers) == 0:
         raise ValueError("layers must hold at least one (W_q, W_k, W_v) triple, got none")
     checked = []
     probe = np.zeros((1, d_model))
     for i, layer in enumerate(layers):
-        if len(layer) != 3:
-            raise ValueError(f"layers[{i}] must be a triple (W_q, W_k, W_v), got {len(layer)} arrays")
-        _, W_q, W_k, W_v = _check_layer(probe, *layer)
+        if not isinstance(layer, (list, tuple)) or len(layer) != 3:
+            raise ValueError(f"layers[{i}] must be a triple (W_q, W_k, W_v), got "
+                             f"{len(layer) if isinstance(layer, (list, tuple)) else type(layer).__name__}")
+        try:
+            _, W_q, W_k, W_v = _check_layer(probe, *layer)
+        except ValueError as err:
+            raise ValueError(f"layers[{i}]: {err}") from None
         check_shape(f"layers[{i}] W_v", W_v, (d_model, d_model), "(d_model, d_model) for the residual")
         checked.append((W_q, W_k, W_v))
     return checked
@@ -266,6 +316,12 @@ def attention_stack(X, layers, causal: bool = True, residual: bool = True) -> np
     -------
     out : ndarray shaped like ``X``, the last layer's output at every position.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``layers``, ``X``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> rng = np.random.default_rng(0)
     >>> layers = [init_attention(4, 4, 4, rng) for _ in range(2)]
     >>> attention_stack(rng.normal(size=(3, 4)), layers).shape
@@ -278,6 +334,7 @@ def _stack_forward(X, layers, causal, residual):
     """Every layer's input and the final output: ``[X_0, X_1, ..., X_L]``."""
     X = as_float_array("X", X, ndims=(2, 3))
     layers = _check_stack(layers, X.shape[-1])
+    causal, residual = _check_flag("causal", causal), _check_flag("residual", residual)
     Xs = [X]
     for W_q, W_k, W_v in layers:
         X, W_q, W_k, W_v = _check_layer(X, W_q, W_k, W_v)
@@ -302,6 +359,12 @@ def attention_stack_backward(X, layers, dout, causal: bool = True, residual: boo
     -------
     dX : ndarray shaped like ``X``
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``dout``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> rng = np.random.default_rng(0)
     >>> layers = [init_attention(4, 4, 4, rng) for _ in range(3)]
     >>> attention_stack_backward(rng.normal(size=(5, 4)), layers, np.ones((5, 4))).shape
@@ -325,15 +388,43 @@ class KVCache:
     Storage grows by doubling, so appending one position costs ``O(d)`` on average and nothing
     already stored is ever recomputed or copied per step. Memory: ``length * (d_k + d_model)``
     numbers per layer, growing linearly with the number of positions.
+
+    Raises
+    ------
+    ValueError
+        keys and values for different numbers of layers or of rows, or a ``length`` that is
+        negative or beyond the rows stored.
     """
 
     keys: list[np.ndarray] = field(default_factory=list)
     values: list[np.ndarray] = field(default_factory=list)
     length: int = 0
 
+    def __post_init__(self):
+        if len(self.values) != len(self.keys):
+            raise ValueError(f"values must hold one array per layer like keys ({len(self.keys)}), got {len(self.values)}")
+        rows = {np.shape(a)[0] for a in [*self.keys, *self.values]}
+        if len(rows) > 1:
+            raise ValueError(f"keys and values must all have the same number of rows, got {sorted(rows)}")
+        positive_int("length", self.length, minimum=0)
+        if self.keys and self.length > rows.pop():
+            raise ValueError(f"length must be at most the {np.shape(self.keys[0])[0]} rows stored, got {self.length}")
+
     @classmethod
     def empty(cls, layers, capacity: int = 16) -> "KVCache":
-        """An empty cache shaped for ``layers``, with room for ``capacity`` positions before it grows."""
+        """An empty cache shaped for ``layers``, with room for ``capacity`` positions before it grows.
+
+        Raises
+        ------
+        ValueError
+            ``layers`` not a non-empty list of valid ``(W_q, W_k, W_v)`` triples, or ``capacity``
+            not an integer >= 1 (a cache of 0 rows could never grow by doubling).
+        """
+        capacity = positive_int("capacity", capacity)
+        if not isinstance(layers, (list, tuple)) or not layers or not all(
+                isinstance(layer, (list, tuple)) and len(layer) == 3 for layer in layers):
+            raise ValueError("layers must be a non-empty list of (W_q, W_k, W_v) triples")
+        layers = _check_stack(layers, np.shape(layers[0][0])[0])
         return cls([np.empty((capacity, W_k.shape[1])) for _, W_k, _ in layers],
                    [np.empty((capacity, W_v.shape[1])) for _, _, W_v in layers], 0)
 
@@ -357,8 +448,28 @@ def decode_step(x_t, layers, cache: KVCache) -> np.ndarray:
         K, V = cache (length + 1 rows)            # (t, d_k), (t, d_model)
         h = h + softmax(K @ q / sqrt(d_k)) @ V    # t scores: the part that still grows with t
 
-    ``layers`` must already be checked (see :func:`decode`).
+    Raises
+    ------
+    ValueError
+        ``x_t`` not a finite ``(d_model,)`` vector, ``layers`` not a valid stack, or ``cache`` not a
+        :class:`KVCache` built for these layers.
     """
+    x_t = as_float_array("x_t", x_t, ndims=(1,))
+    if not isinstance(layers, (list, tuple)) or not layers or np.shape(layers[0][0])[:1] != x_t.shape:
+        raise ValueError(f"x_t must have shape (d_model,) with d_model the rows of layers[0]'s W_q, got {x_t.shape}")
+    layers = _check_stack(layers, x_t.shape[0])
+    if not isinstance(cache, KVCache):
+        raise ValueError(f"cache must be a KVCache (KVCache.empty(layers)), got {type(cache).__name__}")
+    if len(cache.keys) != len(layers) or any(
+            k.shape[1] != W_k.shape[1] or v.shape[1] != W_v.shape[1]
+            for k, v, (_, W_k, W_v) in zip(cache.keys, cache.values, layers)):
+        raise ValueError(f"cache must be built for these {len(layers)} layers (KVCache.empty(layers)), "
+                         f"got one for {len(cache.keys)} layers of other widths")
+    return _decode_step(x_t, layers, cache)
+
+
+def _decode_step(x_t, layers, cache: KVCache) -> np.ndarray:
+    """:func:`decode_step` on checked arguments."""
     t = cache.length
     cache._grow(t + 1)
     h = x_t
@@ -379,7 +490,19 @@ def decode_step_without_cache(X_prefix, layers) -> np.ndarray:
     the top layer that means the full causal attention over the prefix (every position's output
     feeds the next layer's keys and values); in the top layer only the last position's query is
     needed.
+
+    Raises
+    ------
+    ValueError
+        ``X_prefix`` not a finite ``(t, d_model)`` array with ``t >= 1``, or ``layers`` not a valid stack.
     """
+    X_prefix = as_float_array("X_prefix", X_prefix, ndims=(2,))
+    check_sequence("X_prefix", X_prefix)
+    return _decode_without_cache(X_prefix, _check_stack(layers, X_prefix.shape[1]))
+
+
+def _decode_without_cache(X_prefix, layers) -> np.ndarray:
+    """:func:`decode_step_without_cache` on checked arguments."""
     H = X_prefix
     for W_q, W_k, W_v in layers[:-1]:
         H = H + _attend(H, W_q, W_k, W_v, causal=True)[0]  # (t, d_model)
@@ -404,6 +527,12 @@ def decode(X, layers, cache: bool = True) -> np.ndarray:
     -------
     out : ndarray of shape (T, d_model)
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``X``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> rng = np.random.default_rng(0)
     >>> layers = [init_attention(4, 4, 4, rng) for _ in range(2)]
     >>> X = rng.normal(size=(6, 4))
@@ -416,14 +545,15 @@ def decode(X, layers, cache: bool = True) -> np.ndarray:
     X = as_float_array("X", X, ndims=(2,))
     check_sequence("X", X)
     layers = _check_stack(layers, X.shape[-1])
+    cache = _check_flag("cache", cache)
     out = np.empty_like(X)
     if cache:
         kv = KVCache.empty(layers)
         for t in range(X.shape[0]):
-            out[t] = decode_step(X[t], layers, kv)
+            out[t] = _decode_step(X[t], layers, kv)
     else:
         for t in range(X.shape[0]):
-            out[t] = decode_step_without_cache(X[: t + 1], layers)
+            out[t] = _decode_without_cache(X[: t + 1], layers)
     return out
 
 
@@ -447,6 +577,12 @@ def generate(prompt, n_new: int, embedding, layers, W_unembed, cache: bool = Tru
     -------
     tokens : ndarray of int, shape (len(prompt) + n_new,)
 
+    Raises
+    ------
+    ValueError
+        a prompt that is empty or holds anything but ids in ``[0, vocab)``, ``n_new`` not an
+        integer >= 0, or weights of the wrong shape or not finite.
+
     >>> rng = np.random.default_rng(0)
     >>> E, W_unembed = rng.normal(size=(5, 4)), rng.normal(size=(4, 5))
     >>> layers = [init_attention(4, 4, 4, rng)]
@@ -460,13 +596,11 @@ def generate(prompt, n_new: int, embedding, layers, W_unembed, cache: bool = Tru
     layers = _check_stack(layers, d_model)
     W_unembed = as_float_array("W_unembed", W_unembed, ndims=(2,))
     check_shape("W_unembed", W_unembed, (d_model, vocab), "(d_model, vocab)")
-    tokens = np.asarray(prompt)
-    if tokens.ndim != 1 or tokens.size == 0 or tokens.dtype.kind not in "iu":
-        raise ValueError(f"prompt must be a non-empty 1-D sequence of ints, got {tokens!r}")
-    if tokens.min() < 0 or tokens.max() >= vocab:
-        raise KeyError(f"prompt holds a token outside [0, {vocab}): {tokens.tolist()}")
-    if n_new < 0:
-        raise ValueError(f"n_new must be >= 0, got {n_new}")
+    tokens = as_ids("prompt", prompt, vocab, what="token ids", min_length=1)
+    if tokens.size == 0:
+        raise ValueError("prompt must be a non-empty 1-D sequence of ints, got an empty one")
+    n_new = positive_int("n_new", n_new, minimum=0)
+    cache = _check_flag("cache", cache)
     n_total = tokens.size + n_new
     P = sinusoidal_positions(n_total, d_model)
     out = np.empty(n_total, dtype=np.int64)
@@ -481,17 +615,17 @@ def generate(prompt, n_new: int, embedding, layers, W_unembed, cache: bool = Tru
         kv.length = tokens.size
         h = H[-1]
     else:
-        h = decode_step_without_cache(X, layers)
+        h = _decode_without_cache(X, layers)
     for t in range(tokens.size, n_total):
         out[t] = int(np.argmax(h @ W_unembed))
         if t + 1 == n_total:
             break
         x = embedding[out[t]] + P[t]
         if cache:
-            h = decode_step(x, layers, kv)
+            h = _decode_step(x, layers, kv)
         else:
             X = np.vstack([X, x])
-            h = decode_step_without_cache(X, layers)
+            h = _decode_without_cache(X, layers)
     return out
 
 
@@ -514,14 +648,19 @@ def decode_flops(n: int, d_model: int, d_k: int | None = None, n_layers: int = 1
     -------
     flops : ndarray of shape (n,), ``flops[t - 1]`` for step ``t``
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``n``, ``d_model``, ``n_layers``, ``d_k``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> decode_flops(3, 2, cache=True)
     array([32., 40., 48.])
     >>> decode_flops(3, 2, cache=False)
     array([32., 56., 80.])
     """
-    d_k = d_model if d_k is None else d_k
-    if n < 1 or d_model < 1 or d_k < 1 or n_layers < 1:
-        raise ValueError(f"n, d_model, d_k and n_layers must be >= 1, got {n}, {d_model}, {d_k}, {n_layers}")
+    n, d_model, n_layers = positive_int("n", n), positive_int("d_model", d_model), positive_int("n_layers", n_layers)
+    d_k = d_model if d_k is None else positive_int("d_k", d_k)
     t = np.arange(1, n + 1, dtype=np.float64)
     d = float(d_model)
     attend = 2 * t * (d_k + d)  # scores and weighted sum of one query over t positions

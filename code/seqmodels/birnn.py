@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ._checks import as_float_array, check_shape
+from ._checks import as_float_array, as_ids, as_rng, check_shape, finite_float, positive_int
 from .lstm import init_lstm, lstm_backward, lstm_forward
 from .numeric import softmax, softmax_cross_entropy
 from .optim import Adam, clip_grad_norm
@@ -60,7 +60,11 @@ def _check_pair(name, pair):
         raise ValueError(f"{name} must be a (W, b) pair in the lstm_step layout, got {type(pair).__name__}"
                          + (f" of length {len(pair)}" if isinstance(pair, (tuple, list)) else ""))
     W = as_float_array(f"{name}[0] (W)", pair[0], ndims=(2,))
-    return W, pair[1]
+    if W.shape[0] == 0 or W.shape[0] % 4 or W.shape[1] <= W.shape[0] // 4:
+        raise ValueError(f"{name}[0] (W) must have shape (4 * d_hidden, d_in + d_hidden), got {W.shape}")
+    b = as_float_array(f"{name}[1] (b)", pair[1], ndims=(1,))
+    check_shape(f"{name}[1] (b)", b, (W.shape[0],), "(4 * d_hidden,)")
+    return W, b
 
 
 def _zero_state(xs: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -88,6 +92,12 @@ def bilstm_forward(xs, fwd, bwd) -> np.ndarray:
     The last row's forward half has read the whole sentence, and so has the first row's backward
     half; the backward half of the last row has read only the last input:
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``fwd``, ``bwd``, ``xs``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import numpy as np
     >>> from seqmodels.lstm import init_lstm, lstm_forward
     >>> rng = np.random.default_rng(0)
@@ -103,6 +113,10 @@ def bilstm_forward(xs, fwd, bwd) -> np.ndarray:
     W_f, b_f = _check_pair("fwd", fwd)
     W_b, b_b = _check_pair("bwd", bwd)
     xs = as_float_array("xs", xs, ndims=(2, 3))
+    for name, W in (("fwd", W_f), ("bwd", W_b)):
+        if W.shape[1] - W.shape[0] // 4 != xs.shape[-1]:
+            raise ValueError(f"{name}[0] (W) reads inputs of width {W.shape[1] - W.shape[0] // 4}, but xs has "
+                             f"d_in = {xs.shape[-1]}")
     z_f, z_b = _zero_state(xs, W_f), _zero_state(xs, W_b)
     h_f = lstm_forward(xs, z_f, z_f, W_f, b_f)[0]  # (T, [B,] d_fwd)
     h_b = lstm_forward(xs[::-1], z_b, z_b, W_b, b_b)[0][::-1]  # read backwards, stored forwards
@@ -114,7 +128,14 @@ def bilstm_forward(xs, fwd, bwd) -> np.ndarray:
 
 @dataclass(frozen=True)
 class BiLMConfig:
-    """Size and training budget of a :func:`train_bilm` run."""
+    """Size and training budget of a :func:`train_bilm` run.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``d_hidden``, ``d_embed``, ``lr``, ``epochs``, ``clip``, ``seed``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+    """
 
     d_embed: int = 32  #: static vector size; equal to d_hidden so ELMo's layer 0, [x, x], has 2 * d_hidden
     d_hidden: int = 32  #: state size of each direction, so a contextual vector has 2 * d_hidden
@@ -125,9 +146,30 @@ class BiLMConfig:
     clip: float = 5.0  #: maximum global gradient norm; a guard, rarely reached on this corpus
     seed: int = 0  #: seeds the initial weights and the order of the batches
 
+    def __post_init__(self):
+        """Raises ``ValueError`` for a size that is not an integer >= 1, ``lr`` or ``clip`` not a
+        finite number > 0, or a negative seed."""
+        for name in ("d_embed", "d_hidden", "n_layers", "epochs", "batch"):
+            positive_int(name, getattr(self, name))
+        finite_float("lr", self.lr, low=0, low_open=True)
+        finite_float("clip", self.clip, low=0, low_open=True)
+        positive_int("seed", self.seed, minimum=0)
+
 
 def n_layers_of(params: Params) -> int:
-    """Number of LSTM layers per direction in ``params``."""
+    """Number of LSTM layers per direction in ``params``.
+
+    Raises
+    ------
+    ValueError
+        ``params`` not a dict.
+    KeyError
+        ``params`` without a first layer ``"fwd0.W"``.
+    """
+    if not isinstance(params, dict):
+        raise ValueError(f"params must be a dict of arrays (see init_bilm), got {type(params).__name__}")
+    if "fwd0.W" not in params:
+        raise KeyError(f"params has no entry 'fwd0.W' (see init_bilm), got keys {sorted(params)}")
     n = 0
     while f"fwd{n}.W" in params:
         n += 1
@@ -138,16 +180,22 @@ def init_bilm(vocab_size: int, config: BiLMConfig, rng: np.random.Generator) -> 
     """Random biLM weights: ``E`` entries ``N(0, 1)``, LSTMs from :func:`seqmodels.lstm.init_lstm`
     (forget bias 1), ``W_out`` entries ``N(0, 1 / d_hidden)``, ``b_out = 0``.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``vocab_size``, ``config``, ``rng``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> p = init_bilm(10, BiLMConfig(d_embed=3, d_hidden=4, n_layers=2), np.random.default_rng(0))
     >>> {k: v.shape for k, v in p.items()}  # doctest: +NORMALIZE_WHITESPACE
     {'E': (10, 3), 'fwd0.W': (16, 7), 'fwd0.b': (16,), 'bwd0.W': (16, 7), 'bwd0.b': (16,),
      'fwd1.W': (16, 8), 'fwd1.b': (16,), 'bwd1.W': (16, 8), 'bwd1.b': (16,), 'W_out': (10, 4),
      'b_out': (10,)}
     """
-    if vocab_size < 2 or config.d_embed < 1 or config.d_hidden < 1 or config.n_layers < 1:
-        raise ValueError("vocab_size must be >= 2 and d_embed, d_hidden, n_layers >= 1, got "
-                         f"vocab_size={vocab_size}, d_embed={config.d_embed}, "
-                         f"d_hidden={config.d_hidden}, n_layers={config.n_layers}")
+    vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
+    if not isinstance(config, BiLMConfig):
+        raise ValueError(f"config must be a BiLMConfig, got {type(config).__name__}")
+    rng = as_rng("rng", rng)
     H = config.d_hidden
     params = {"E": rng.normal(size=(vocab_size, config.d_embed))}
     for layer in range(config.n_layers):
@@ -161,6 +209,8 @@ def init_bilm(vocab_size: int, config: BiLMConfig, rng: np.random.Generator) -> 
 
 def _check_params(params: Params) -> tuple[int, int]:
     """Shapes of every entry; returns ``(vocab_size, d_hidden)``."""
+    if not isinstance(params, dict):
+        raise ValueError(f"params must be a dict of arrays (see init_bilm), got {type(params).__name__}")
     for key in ("E", "fwd0.W", "W_out", "b_out"):
         if key not in params:
             raise KeyError(f"params has no entry {key!r}; it must hold E, fwd0.W, ..., W_out, b_out "
@@ -180,20 +230,15 @@ def _check_params(params: Params) -> tuple[int, int]:
                 raise KeyError(f"params has no entry {key + '.W'!r} or {key + '.b'!r}")
             check_shape(f"params['{key}.W']", as_float_array(f"params['{key}.W']", params[f"{key}.W"], (2,)),
                         (4 * H, d_in + H), "(4 * d_hidden, d_in + d_hidden)")
+            check_shape(f"params['{key}.b']", as_float_array(f"params['{key}.b']", params[f"{key}.b"], (1,)),
+                        (4 * H,), "(4 * d_hidden,)")
     return V, H
 
 
-def _check_ids(ids, vocab_size: int) -> np.ndarray:
-    ids = np.asarray(ids)
-    if ids.dtype.kind not in "iu":
-        raise ValueError(f"ids must be an integer array of token ids, got dtype {ids.dtype}")
-    if ids.ndim not in (1, 2):
-        raise ValueError(f"ids must be 1-D (T,) or 2-D (T, batch), got shape {ids.shape}")
-    if ids.shape[0] < 2:
-        raise ValueError(f"ids must hold at least 2 tokens (<s> and </s>), got shape {ids.shape}")
-    if ids.min() < 0 or ids.max() >= vocab_size:
-        raise ValueError(f"ids must lie in 0 .. {vocab_size - 1} (vocab = {vocab_size}), "
-                         f"got values from {ids.min()} to {ids.max()}")
+def _check_ids(ids, vocab_size: int, name: str = "ids") -> np.ndarray:
+    ids = as_ids(name, ids, vocab_size, ndims=(1, 2), what="token ids", min_length=2)
+    if ids.ndim == 2 and ids.shape[1] == 0:
+        raise ValueError(f"{name} must hold at least one sequence (batch >= 1), got shape {ids.shape}")
     return ids
 
 
@@ -225,6 +270,14 @@ def bilm_states(params: Params, ids) -> list[np.ndarray]:
     params : dict from :func:`init_bilm` or :func:`train_bilm`
     ids : integer ndarray of shape (T,) or (T, batch), T >= 2
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``ids``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+    KeyError
+        an unknown or missing key in ``params``.
+
     >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
     >>> layers = bilm_states(p, np.array([0, 3, 2, 1]))
     >>> len(layers), layers[0].shape
@@ -241,7 +294,14 @@ def bilm_states(params: Params, ids) -> list[np.ndarray]:
 
 def bilm_loss(params: Params, ids) -> float:
     """The biLM's loss on ``ids`` (see the module docstring); :func:`bilm_loss_and_grads` without
-    the gradients."""
+    the gradients.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``ids``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+    """
     return bilm_loss_and_grads(params, ids, grads=False)[0]
 
 
@@ -268,6 +328,12 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
     -------
     loss : float, the mean of the two directions' mean cross-entropies (nats per token)
     grads : dict with the keys of ``params``
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``ids``, ``params``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
     >>> loss, g = bilm_loss_and_grads(p, np.array([[0, 0], [3, 4], [2, 5], [1, 1]]))
@@ -321,14 +387,23 @@ def length_batches(sequences, batch: int, rng: np.random.Generator) -> list[np.n
     Sentences are shuffled within each length and the batches are shuffled among themselves, so
     every epoch sees the data in a new order without padding any sentence.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``batch``, ``rng``, ``sequences``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> seqs = [np.array([0, 5, 1]), np.array([0, 4, 1]), np.array([0, 3, 2, 1])]
     >>> sorted(b.shape for b in length_batches(seqs, 8, np.random.default_rng(0)))
     [(3, 2), (4, 1)]
     """
-    if batch < 1:
-        raise ValueError(f"batch must be >= 1, got {batch}")
+    batch = positive_int("batch", batch)
+    rng = as_rng("rng", rng)
+    sequences = [np.asarray(seq) for seq in sequences]
     by_length: dict[int, list[int]] = {}
     for n, seq in enumerate(sequences):
+        if seq.ndim != 1:
+            raise ValueError(f"sequences[{n}] must be a 1-D id array, got shape {seq.shape}")
         by_length.setdefault(len(seq), []).append(n)
     batches = []
     for length in sorted(by_length):
@@ -343,6 +418,12 @@ def train_bilm(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig()) ->
     gradient clipping (:mod:`seqmodels.train`), one epoch after another over length batches
     (:func:`length_batches`). Seeded by ``config.seed``: two runs give the same weights.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``sequences``, ``vocab_size``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> seqs = [np.array([0, 2, 3, 1]), np.array([0, 3, 3, 2, 1])] * 4
     >>> run = train_bilm(seqs, 4, BiLMConfig(d_embed=4, d_hidden=4, epochs=40, batch=8))
     >>> bool(run.epoch_losses[-1] < 0.5 * run.epoch_losses[0])
@@ -350,9 +431,10 @@ def train_bilm(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig()) ->
     """
     if len(sequences) == 0:
         raise ValueError("sequences must hold at least one sentence, got none")
-    if config.epochs < 1:
-        raise ValueError(f"epochs must be >= 1, got {config.epochs}")
-    sequences = [_check_ids(s, vocab_size) for s in sequences]
+    vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
+    if not isinstance(config, BiLMConfig):
+        raise ValueError(f"config must be a BiLMConfig, got {type(config).__name__}")
+    sequences = [_check_ids(s, vocab_size, name=f"sequences[{n}]") for n, s in enumerate(sequences)]
     for n, s in enumerate(sequences):
         if s.ndim != 1:
             raise ValueError(f"sequences[{n}] must be 1-D (T,), got shape {s.shape}")
@@ -388,11 +470,25 @@ class TokenVectors:
     static : ndarray of shape (N, d_embed), the embedding row: the same for every occurrence
     forward : ndarray of shape (n_layers, N, d_hidden), forward states (left context and the token)
     backward : ndarray of shape (n_layers, N, d_hidden), backward states (right context and the token)
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``backward``, ``static``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
     """
 
     static: np.ndarray
     forward: np.ndarray
     backward: np.ndarray
+
+    def __post_init__(self):
+        forward = as_float_array("forward", self.forward, ndims=(3,))
+        check_shape("backward", as_float_array("backward", self.backward, ndims=(3,)), forward.shape,
+                    "(n_layers, N, d_hidden) like forward")
+        static = as_float_array("static", self.static, ndims=(2,))
+        if static.shape[0] != forward.shape[1]:
+            raise ValueError(f"static must have shape (N, d_embed) with N = {forward.shape[1]}, got {static.shape}")
 
     @property
     def concat(self) -> np.ndarray:
@@ -402,7 +498,14 @@ class TokenVectors:
     def layers(self) -> np.ndarray:
         """ELMo's stack of representations, shape (n_layers + 1, N, 2 * d_hidden): layer 0 is the
         static vector repeated for both directions, ``[x, x]`` (needs ``d_embed == d_hidden``),
-        layers 1.. are :attr:`concat`."""
+        layers 1.. are :attr:`concat`.
+
+        Raises
+        ------
+        ValueError
+            a bad argument, for example ``d_embed``: wrong type, shape or size, NaN or inf,
+            or out of range; the message names the argument.
+        """
         if self.static.shape[1] != self.forward.shape[2]:
             raise ValueError("layer 0 is [x, x], so d_embed must equal d_hidden, got "
                              f"d_embed={self.static.shape[1]}, d_hidden={self.forward.shape[2]}")
@@ -412,39 +515,64 @@ class TokenVectors:
 def token_vectors(params: Params, sequences, positions) -> TokenVectors:
     """Static and contextual vectors of the token at ``positions[n]`` of ``sequences[n]``.
 
-    Sentences of equal length run as one batch. ``positions`` index the id arrays, which start with
-    ``<s>``: the word ``words[k]`` of a sentence sits at position ``k + 1``.
+    ``positions`` index the id arrays, which start with ``<s>``: the word ``words[k]`` of a
+    sentence sits at position ``k + 1``.
+
+    The forward state at position ``p`` is a function of ``seq[:p + 1]`` only, and the backward
+    state of ``seq[p:]`` only. So each distinct prefix runs once through the forward stack and each
+    distinct suffix once through the backward stack (prefixes of equal length as one batch, so
+    nothing is padded), and sentences that share a prefix get the same forward vector bit for bit.
+    Computed separately, say as rows of different batches, they would agree only up to rounding:
+    a BLAS kernel may round a row differently by its place in the batch.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``positions``, ``sequences``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
-    >>> tv = token_vectors(p, [np.array([0, 3, 2, 1]), np.array([0, 4, 2, 5, 1])], [2, 2])
+    >>> tv = token_vectors(p, [np.array([0, 3, 2, 1]), np.array([0, 3, 2, 5, 1])], [2, 2])
     >>> tv.static.shape, tv.forward.shape, tv.concat.shape
     ((2, 3), (1, 2, 4), (1, 2, 8))
-    >>> bool(np.allclose(tv.static[0], tv.static[1]))  # the same word, the same static vector
+    >>> bool(np.array_equal(tv.forward[0, 0], tv.forward[0, 1]))  # the same words up to position 2
     True
+    >>> bool(np.allclose(tv.backward[0, 0], tv.backward[0, 1]))  # different words after it
+    False
     """
     V, H = _check_params(params)
+    sequences, positions = list(sequences), list(positions)
     if len(sequences) != len(positions):
         raise ValueError(f"positions must have one entry per sequence ({len(sequences)}), got {len(positions)}")
     if len(sequences) == 0:
         raise ValueError("sequences must hold at least one sentence, got none")
-    L, N = n_layers_of(params), len(sequences)
-    fwd, bwd = np.empty((L, N, H)), np.empty((L, N, H))
-    static = np.empty((N, params["E"].shape[1]))
-    by_length: dict[int, list[int]] = {}
+    checked = []
     for n, seq in enumerate(sequences):
-        seq = _check_ids(seq, V)
-        if not 0 <= positions[n] < len(seq):
+        seq = _check_ids(seq, V, name=f"sequences[{n}]")
+        if seq.ndim != 1:
+            raise ValueError(f"sequences[{n}] must be a 1-D id array, got shape {seq.shape}")
+        if isinstance(positions[n], (bool, np.bool_)) or not isinstance(positions[n], (int, np.integer)) \
+                or not 0 <= positions[n] < len(seq):
             raise ValueError(f"positions[{n}] must lie in 0 .. {len(seq) - 1}, got {positions[n]}")
-        by_length.setdefault(len(seq), []).append(n)
-    for members in by_length.values():
-        ids = np.stack([np.asarray(sequences[n]) for n in members], axis=1)  # (T, n)
-        pos = np.array([positions[n] for n in members])
-        cols = np.arange(len(members))
-        for layer, h in enumerate(bilm_states(params, ids)):  # (T, n, 2H)
-            fwd[layer, members] = h[pos, cols, :H]
-            bwd[layer, members] = h[pos, cols, H:]
-        static[members] = params["E"][ids[pos, cols]]
-    return TokenVectors(static, fwd, bwd)
+        checked.append(seq)
+    # What each direction reads, in its own reading order, up to and including the token.
+    read = {"fwd": [tuple(seq[:p + 1].tolist()) for seq, p in zip(checked, positions)],
+            "bwd": [tuple(seq[p:][::-1].tolist()) for seq, p in zip(checked, positions)]}
+    halves = {}
+    for direction, pieces in read.items():
+        distinct = list(dict.fromkeys(pieces))  # first-occurrence order: no dependence on hashing
+        states = np.empty((n_layers_of(params), len(distinct), H))
+        by_length: dict[int, list[int]] = {}
+        for k, piece in enumerate(distinct):
+            by_length.setdefault(len(piece), []).append(k)
+        for members in by_length.values():
+            ids = np.array([distinct[k] for k in members]).T  # (length, n), reading order
+            for layer, h in enumerate(_run_direction(params, direction, ids)[1]):  # (length, n, H)
+                states[layer, members] = h[-1]  # the state after reading the token
+        row = {piece: k for k, piece in enumerate(distinct)}
+        halves[direction] = states[:, [row[piece] for piece in pieces]]  # (L, N, H)
+    static = params["E"][[seq[p] for seq, p in zip(checked, positions)]]
+    return TokenVectors(static, halves["fwd"], halves["bwd"])
 
 
 def elmo_mix(layers, w, gamma: float = 1.0) -> np.ndarray:
@@ -459,6 +587,12 @@ def elmo_mix(layers, w, gamma: float = 1.0) -> np.ndarray:
     w : ndarray of shape (L + 1,), unnormalised layer weights
     gamma : float, overall scale
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``w``, ``gamma``, ``layers``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> layers = np.array([[[1.0, 0.0]], [[0.0, 1.0]]])  # 2 layers, 1 token, D = 2
     >>> elmo_mix(layers, np.zeros(2))  # equal weights: the average
     array([[0.5, 0.5]])
@@ -466,6 +600,5 @@ def elmo_mix(layers, w, gamma: float = 1.0) -> np.ndarray:
     layers = as_float_array("layers", layers, ndims=tuple(range(2, 8)))
     w = as_float_array("w", w, ndims=(1,))
     check_shape("w", w, (layers.shape[0],), "(n_layers + 1,)")
-    if not np.isfinite(gamma):
-        raise ValueError(f"gamma must be finite, got {gamma}")
+    gamma = finite_float("gamma", gamma)
     return gamma * np.tensordot(softmax(w), layers, axes=1)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import one_of, positive_int
+
 
 #: Models compared in the chapter, in the order of the comparison table.
 MODELS = ("Word2Vec", "RNN", "LSTM", "Bi-LSTM", "Transformer self-attention")
@@ -25,17 +27,22 @@ def layer_flops(model: str, n: int, d: int) -> float:
 
     - ``"RNN"``: ``2 n d (d + d)``, the input and the recurrent product at every step;
     - ``"LSTM"``: ``2 n (4d) (2d)``, one product of ``[x_t, h_{t-1}]`` with the ``(4d, 2d)`` gate matrix;
-    - ``"attention"``: ``6 n d^2`` for ``Q, K, V`` plus ``4 n^2 d`` for ``Q K^T`` and ``A V``.
+    - ``"attention"``: ``6 n d^2`` for ``Q, K, V`` plus ``4 n^2 d`` for ``Q K^T`` and ``A V``;
+    - ``"Transformer layer"``: what Vaswani et al. (2017) stack, attention with its output projection
+      ``W_O`` (``2 n d^2`` more) and the feed-forward layer of width ``4d`` (``16 n d^2``):
+      ``24 n d^2 + 4 n^2 d``.
+
+    Elementwise work (softmax, mask, activations, normalisation) is not counted.
+
+    Raises ``KeyError`` for an unknown ``model``, ``ValueError`` unless ``n`` and ``d`` are integers >= 1.
 
     >>> layer_flops("RNN", 10, 4), layer_flops("attention", 10, 4)
     (640.0, 2560.0)
     """
-    if n < 1 or d < 1:
-        raise ValueError(f"n and d must be >= 1, got n={n}, d={d}")
-    n, d = float(n), float(d)
-    counts = {"RNN": 4 * n * d**2, "LSTM": 16 * n * d**2, "attention": 6 * n * d**2 + 4 * n**2 * d}
-    if model not in counts:
-        raise KeyError(f"model must be one of {sorted(counts)}, got {model!r}")
+    one_of("model", model, ("RNN", "LSTM", "attention", "Transformer layer"))
+    n, d = float(positive_int("n", n)), float(positive_int("d", d))
+    counts = {"RNN": 4 * n * d**2, "LSTM": 16 * n * d**2, "attention": 6 * n * d**2 + 4 * n**2 * d,
+              "Transformer layer": 24 * n * d**2 + 4 * n**2 * d}
     return counts[model]
 
 
@@ -52,13 +59,14 @@ def dependency_graph(model: str, n: int) -> dict[tuple, tuple]:
       all j`` (a row of scores and its softmax), ``("o", i) <- s_i, p_j for all j`` (weighted sum);
       ``"causal attention"`` is the same with ``j <= i`` only.
 
-    Nodes are inserted in an order where every node comes after the nodes it reads.
+    Nodes are inserted in an order where every node comes after the nodes it reads. Raises
+    ``KeyError`` for an unknown ``model``, ``ValueError`` unless ``n`` is an integer >= 1.
 
     >>> dependency_graph("RNN", 2)[("h", 1)]
     (('x', 1), ('h', 0))
     """
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+    one_of("model", model, MODELS + ("causal attention",))
+    n = positive_int("n", n)
     g: dict[tuple, tuple] = {("x", j): () for j in range(n)}
     if model == "Word2Vec":
         g.update({("e", t): (("x", t),) for t in range(n)})
@@ -85,26 +93,47 @@ def dependency_graph(model: str, n: int) -> dict[tuple, tuple]:
 
 def critical_path(graph: dict[tuple, tuple]) -> int:
     """The most stages any chain of dependent stages holds: the minimum number of sequential steps,
-    however many processors run the independent stages at the same time.
+    however many processors run the independent stages at the same time. Raises ``ValueError`` for
+    an empty graph or one that lists a node before a node it reads.
 
     >>> critical_path(dependency_graph("RNN", 50)), critical_path(dependency_graph("Transformer self-attention", 50))
     (50, 3)
     """
+    _check_graph(graph)
     depth: dict[tuple, int] = {}
     for node, parents in graph.items():
         depth[node] = 0 if not parents else 1 + max(depth[p] for p in parents)
     return max(depth.values())
 
 
+def _check_graph(graph) -> None:
+    """A non-empty dict in which every node comes after the nodes it reads."""
+    if not isinstance(graph, dict) or not graph:
+        raise ValueError(f"graph must be a non-empty dict node -> parents (see dependency_graph), got {graph!r}")
+    seen = set()
+    for node, parents in graph.items():
+        unknown = [p for p in parents if p not in seen]
+        if unknown:
+            raise ValueError(f"graph must list every node after the nodes it reads: {node} reads {unknown} first")
+        seen.add(node)
+
+
 def max_path_length(graph: dict[tuple, tuple], n: int) -> int | None:
     """Over all pairs of different positions ``j != i`` that are connected at all, the longest of the
     shortest paths from input ``x_j`` to an output at position ``i`` (in stages). ``None`` if no
     position reaches another. This is the "maximum path length" of Vaswani et al. (2017), Table 1.
+    Raises ``ValueError`` for a graph as :func:`critical_path` does, or an ``n`` other than its
+    number of inputs.
 
     >>> g = dependency_graph("RNN", 20)
     >>> max_path_length(g, 20), max_path_length(dependency_graph("Word2Vec", 20), 20)
     (20, None)
     """
+    _check_graph(graph)
+    n = positive_int("n", n)
+    inputs = sorted(node[1] for node, parents in graph.items() if not parents)
+    if inputs != list(range(n)):
+        raise ValueError(f"n must be the number of inputs of graph ({len(inputs)}), got {n}")
     inf = np.iinfo(np.int64).max // 2
     dist: dict[tuple, np.ndarray] = {}
     for node, parents in graph.items():

@@ -23,6 +23,8 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
+from ._checks import positive_int
+
 WIKI_FILE = "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
 ANALOGY_FILE = "questions-words.txt"
 
@@ -35,12 +37,18 @@ _TOKEN = re.compile(r"[a-z]+")
 def package_data_path(name: str, distribution: str = "gensim") -> Path:
     """Path of ``test/test_data/<name>`` inside an installed distribution (no import needed).
 
+    Raises ``KeyError`` naming ``name`` or ``distribution`` when either is not installed.
+
     >>> package_data_path("questions-words.txt").name
     'questions-words.txt'
     """
-    path = Path(metadata.distribution(distribution).locate_file(f"{distribution}/test/test_data/{name}"))
+    try:
+        dist = metadata.distribution(distribution)
+    except metadata.PackageNotFoundError:
+        raise KeyError(f"distribution {distribution!r} is not installed") from None
+    path = Path(dist.locate_file(f"{distribution}/test/test_data/{name}"))
     if not path.is_file():
-        raise FileNotFoundError(f"{name} is not in the installed {distribution} package (looked at {path})")
+        raise KeyError(f"name {name!r} is not a data file of the installed {distribution} package (looked at {path})")
     return path
 
 
@@ -84,9 +92,16 @@ def strip_wiki_markup(text: str) -> str:
     """Plain text from MediaWiki markup: drop templates, tables, references, files, categories and
     tags; keep the visible text of links.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``text``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> strip_wiki_markup("The '''[[river|River]] bank'''{{citation needed}}<ref>x</ref> is [[File:a.jpg|thumb|b]]wide.")
     "The '''River bank''' is wide."
     """
+    _check_text(text)
     text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
     text = re.sub(r"<ref[^>]*/>", "", text)
     text = re.sub(r"<ref.*?</ref>", "", text, flags=re.S)
@@ -102,10 +117,22 @@ def strip_wiki_markup(text: str) -> str:
 def tokenize(text: str) -> list[str]:
     """Lower-case runs of the letters a-z; digits and punctuation separate tokens.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``text``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> tokenize("The river's bank, in 1990: not the Bank!")
     ['the', 'river', 's', 'bank', 'in', 'not', 'the', 'bank']
     """
+    _check_text(text)
     return _TOKEN.findall(text.lower())
+
+
+def _check_text(text) -> None:
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a str, got {type(text).__name__}")
 
 
 @lru_cache(maxsize=1)
@@ -124,6 +151,41 @@ def wikipedia_articles() -> tuple[tuple[str, str], ...]:
             continue
         articles.append((page.findtext("m:title", namespaces=ns), strip_wiki_markup(text)))
     return tuple(articles)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_PLAIN_SENTENCE = re.compile(r"[A-Z][A-Za-z0-9 ,;:'()\-]*[A-Za-z0-9)][.!?]")
+
+
+@lru_cache(maxsize=4)
+def wikipedia_sentences(min_words: int = 8, max_words: int = 20) -> tuple[str, ...]:
+    """Plain sentences of the Wikipedia sample, each once, sorted: a capital letter first, then only
+    letters, digits, spaces and ``, ; : ' ( ) -``, and one final ``.``, ``!`` or ``?``; between
+    ``min_words`` and ``max_words`` words (split on spaces). Sentences are cut after ``.``, ``!``,
+    ``?`` followed by a space, so an abbreviation ("Dr. Smith") can end one early; the rule about
+    characters drops most such fragments and every line with leftover markup. Cached per process.
+
+    Raises
+    ------
+    ValueError
+        ``min_words`` or ``max_words`` not an integer >= 1, or ``min_words > max_words``; the
+        message names the argument.
+
+    >>> sents = wikipedia_sentences()
+    >>> len(sents) > 5000, all(8 <= len(s.split()) <= 20 for s in sents)
+    (True, True)
+    """
+    positive_int("min_words", min_words)
+    positive_int("max_words", max_words)
+    if min_words > max_words:
+        raise ValueError(f"min_words must be at most max_words, got min_words={min_words}, max_words={max_words}")
+    found = set()
+    for _, text in wikipedia_articles():
+        for line in text.split("\n"):
+            for s in _SENTENCE_END.split(line.strip()):
+                if min_words <= len(s.split()) <= max_words and _PLAIN_SENTENCE.fullmatch(s):
+                    found.add(" ".join(s.split()))
+    return tuple(sorted(found))
 
 
 def wikipedia_tokens() -> list[list[str]]:

@@ -25,14 +25,22 @@ from dataclasses import dataclass, replace
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ._checks import one_of, positive_int
+from ._checks import as_int_list, as_rng, finite_float, one_of, positive_int
 from .stacked import Arm, train_arms
 from .train import Recurrence, TrainConfig, Trained, accuracy, lstm_cell, rnn_cell, train_classifier
+from .tables import Column, Table, result_table
 
 
 @dataclass(frozen=True)
 class DelayTask:
-    """The task's vocabulary; ``d_in`` is the one-hot width."""
+    """The task's vocabulary; ``d_in`` is the one-hot width.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``n_symbols``, ``n_distractors``, ``p_new_key``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+    """
 
     n_symbols: int = 4  #: keys to remember: chance accuracy is 1 / n_symbols
     n_distractors: int = 4  #: distinct filler tokens between the key and the recall token
@@ -41,11 +49,11 @@ class DelayTask:
     p_new_key: float = 0.0
 
     def __post_init__(self):
-        if self.n_symbols < 2 or self.n_distractors < 1:
-            raise ValueError(f"n_symbols must be >= 2 and n_distractors >= 1, got {self.n_symbols}, "
-                             f"{self.n_distractors}")
-        if not 0.0 <= self.p_new_key <= 1.0:
-            raise ValueError(f"p_new_key must lie in [0, 1], got {self.p_new_key}")
+        """Raises ``ValueError`` unless ``n_symbols >= 2`` and ``n_distractors >= 1`` are integers and
+        ``p_new_key`` is a number in [0, 1]."""
+        positive_int("n_symbols", self.n_symbols, minimum=2)
+        positive_int("n_distractors", self.n_distractors)
+        finite_float("p_new_key", self.p_new_key, low=0, high=1)
 
     @property
     def d_in(self) -> int:
@@ -59,14 +67,19 @@ class DelayTask:
         xs : ndarray of shape (delay + 2, n, d_in), one-hot rows
         labels : int ndarray of shape (n,), the last key of each sequence
 
+        Raises
+        ------
+        ValueError
+            ``n`` not an integer >= 1, ``delay`` not an integer >= 0, or a bad ``rng``.
+
         >>> xs, labels = DelayTask(n_symbols=3, n_distractors=2).sample(np.random.default_rng(0), 2, delay=3)
         >>> xs.shape, labels
         ((5, 2, 6), array([2, 1]))
         >>> xs[:, 0].argmax(axis=1)  # key 2, three distractors (3 or 4), then the recall token 5
         array([2, 4, 3, 3, 5])
         """
-        if n < 1 or delay < 0:
-            raise ValueError(f"n must be >= 1 and delay >= 0, got n={n}, delay={delay}")
+        rng = as_rng("rng", rng)
+        n, delay = positive_int("n", n), positive_int("delay", delay, minimum=0)
         tokens = np.empty((delay + 2, n), dtype=int)
         tokens[0] = rng.integers(0, self.n_symbols, size=n)
         tokens[1:-1] = self.n_symbols + rng.integers(0, self.n_distractors, size=(delay, n))
@@ -103,23 +116,24 @@ class DelayResult:
         """(n_cells, n_delays): how many seeds reached ``solved_at``."""
         return (self.accuracy >= self.solved_at).sum(axis=-1)
 
-    def table(self) -> str:
-        """Mean accuracy and solved seeds as a Markdown table, one row per delay.
+    def table(self) -> Table:
+        """Mean accuracy and solved seeds, one row per delay (shown as an HTML table in the book).
 
         >>> r = DelayResult(np.array([5]), ("RNN", "LSTM"), (0, 1), np.array([[[0.5, 1.0]], [[1.0, 1.0]]]),
         ...                 {}, 0.25)
         >>> print(r.table())
-        | delay (steps) | RNN: mean accuracy | RNN: seeds solved | LSTM: mean accuracy | LSTM: seeds solved |
-        |---:|---:|---:|---:|---:|
-        | 5 | 75% | 1 of 2 | 100% | 2 of 2 |
+        delay (steps)  RNN: mean accuracy  RNN: seeds solved  LSTM: mean accuracy  LSTM: seeds solved
+                    5                 75%             1 of 2                 100%              2 of 2
         """
         n = len(self.seeds)
-        head = "| delay (steps) | " + " | ".join(f"{c}: mean accuracy | {c}: seeds solved" for c in self.cells) + " |"
-        rule = "|---:|" + "---:|---:|" * len(self.cells)
+        columns = [Column("delay", "steps")]
+        for cell in self.cells:
+            columns += [Column(f"{cell}: mean accuracy", fmt=".0%"), Column(f"{cell}: seeds solved")]
         mean, solved = self.accuracy.mean(axis=-1), self.solved()
-        rows = [f"| {d} | " + " | ".join(f"{mean[i, j]:.0%} | {solved[i, j]} of {n}" for i in range(len(self.cells))) + " |"
+        rows = [[int(d)] + [value for i in range(len(self.cells))
+                            for value in (float(mean[i, j]), f"{solved[i, j]} of {n}")]
                 for j, d in enumerate(self.delays)]
-        return "\n".join([head, rule, *rows])
+        return result_table(rows, columns)
 
 
 def delay_experiment(delays, seeds=(0, 1, 2), cells: tuple[Recurrence, ...] = DELAY_CELLS,
@@ -132,12 +146,23 @@ def delay_experiment(delays, seeds=(0, 1, 2), cells: tuple[Recurrence, ...] = DE
     answers ``n_test`` new sequences, the same ones for every cell and seed. BLAS is held to one
     thread: the matrices are tiny, and threads only contend on a busy machine.
 
+    Raises ``ValueError`` for ``delays`` or ``seeds`` that are not non-empty lists of integers >= 0,
+    no ``cells``, or an ``n_test`` that is not an integer >= 1.
+
     >>> r = delay_experiment([1], seeds=(0,), config=TrainConfig(steps=100), n_test=100)
     >>> r.accuracy.shape, bool(r.accuracy.min() > 0.9)
     ((2, 1, 1), True)
     """
-    delays = np.asarray(delays, dtype=int)
-    seeds = tuple(int(s) for s in seeds)
+    delays = np.array(as_int_list("delays", delays, minimum=0))
+    seeds = tuple(as_int_list("seeds", seeds, minimum=0))
+    cells = tuple(cells)
+    if not cells or not all(isinstance(c, Recurrence) for c in cells):
+        raise ValueError(f"cells must be a non-empty tuple of Recurrence (rnn_cell(), lstm_cell()), got {cells!r}")
+    if not isinstance(task, DelayTask):
+        raise ValueError(f"task must be a DelayTask, got {type(task).__name__}")
+    if not isinstance(config, TrainConfig):
+        raise ValueError(f"config must be a TrainConfig, got {type(config).__name__}")
+    n_test = positive_int("n_test", n_test)
     acc = np.empty((len(cells), len(delays), len(seeds)))
     runs = {}
     with threadpool_limits(limits=1, user_api="blas"):
@@ -220,18 +245,23 @@ class ArmsResult:
         """(n_arms, n_delays, n_budgets): how many seeds reached ``solved_at``."""
         return (self.accuracy >= self.solved_at).sum(axis=-1)
 
-    def table(self) -> str:
-        """A Markdown table: one row per arm, parameters, then mean, spread and solved seeds by delay."""
+    def table(self) -> Table:
+        """One row per arm: parameters, then mean ± sd (min–max) and solved seeds at each delay,
+        after the full budget (shown as an HTML table in the book)."""
         n = len(self.seeds)
         acc = self.final()
-        head = "| arm | parameters | " + " | ".join(f"delay {d}: mean ± sd (min–max) | solved" for d in self.delays) + " |"
-        rule = "|:---|---:|" + "---:|---:|" * len(self.delays)
+        columns = [Column("arm"), Column("parameters", fmt=",")]
+        for d in self.delays:
+            columns += [Column(f"delay {d}: mean ± sd (min–max)"), Column(f"delay {d}: solved")]
         rows = []
         for i, arm in enumerate(self.arms):
-            cells = [f"{acc[i, j].mean():.0%} ± {acc[i, j].std():.0%} ({acc[i, j].min():.0%}–{acc[i, j].max():.0%}) "
-                     f"| {(acc[i, j] >= self.solved_at).sum()} of {n}" for j in range(len(self.delays))]
-            rows.append(f"| {arm.name} | {self.n_params[arm.name]:,} | " + " | ".join(cells) + " |")
-        return "\n".join([head, rule, *rows])
+            row = [arm.name, self.n_params[arm.name]]
+            for j in range(len(self.delays)):
+                a = acc[i, j]
+                row += [f"{a.mean():.0%} ± {a.std():.0%} ({a.min():.0%}–{a.max():.0%})",
+                        f"{(a >= self.solved_at).sum()} of {n}"]
+            rows.append(row)
+        return result_table(rows, columns)
 
 
 def arms_experiment(delays, arms=DELAY_ARMS, seeds=range(10), budgets=(100, 200, 300),

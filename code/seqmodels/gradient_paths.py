@@ -1,9 +1,10 @@
 r"""How gradients travel: back through time in RNNs, LSTMs and attention, and down a deep stack.
 
 - :func:`gradient_by_distance`: the norm of the gradient reaching the input ``k`` positions back;
-- :func:`depth_experiment`: a deep stack of causal attention with and without residual connections.
+- :func:`depth_arms`: deep random stacks of causal attention, pure, residual, with post- or pre-layer
+  normalisation, with and without an MLP, measured by the scale-free :func:`token_uniformity`.
 
-Both draw random weights (seeded) and average over draws in log space. ``d`` is the width of
+Both draw random weights (seeded); :func:`gradient_by_distance` averages over draws in log space. ``d`` is the width of
 inputs and states alike (``d_in = d_hidden = d_model = d``).
 """
 
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import as_float_array, as_int_list, finite_float, positive_int
 from .attention import attention_stack, attention_stack_backward, init_attention, self_attention_backward
+from .blocks import block_stack_states, init_blocks
 from .lstm import init_lstm, lstm_backward
 from .rnn import init_rnn, rnn_backward
 from .timing import one_blas_thread
@@ -33,13 +36,15 @@ def gradient_by_distance(T: int = 60, d: int = 32, n_draws: int = 10, seed: int 
     the RNN and the LSTM, the causal attention output for attention). Returned, for each model, an
     array of shape ``(T,)`` whose entry ``k`` is ``||dL/dx_{T-1-k}||``, the geometric mean over
     ``n_draws`` draws (norms span many orders of magnitude). Entries that underflow to 0 stay 0.
+    Raises ``ValueError`` unless ``T >= 2`` and ``d``, ``n_draws`` are integers >= 1, and
+    ``spectral_radius`` is finite and >= 0.
 
     >>> g = gradient_by_distance(T=12, d=4, n_draws=2)
     >>> sorted(g), g["RNN"].shape
     (['LSTM', 'RNN', 'attention'], (12,))
     """
-    if T < 2 or d < 1 or n_draws < 1:
-        raise ValueError(f"need T >= 2, d >= 1, n_draws >= 1, got T={T}, d={d}, n_draws={n_draws}")
+    T, d, n_draws = positive_int("T", T, minimum=2), positive_int("d", d), positive_int("n_draws", n_draws)
+    spectral_radius = finite_float("spectral_radius", spectral_radius, low=0)
     norms: dict[str, list[np.ndarray]] = {"RNN": [], "LSTM": [], "attention": []}
     for draw in range(n_draws):
         rng = np.random.default_rng([seed, draw])
@@ -58,38 +63,84 @@ def gradient_by_distance(T: int = 60, d: int = 32, n_draws: int = 10, seed: int 
     return {name: _geometric_mean(rows) for name, rows in norms.items()}
 
 
-@one_blas_thread
-def depth_experiment(depths, T: int = 16, d: int = 32, n_draws: int = 5,
-                     seed: int = 0) -> dict[str, dict[str, np.ndarray]]:
-    """What a deep stack of causal attention layers does without the Transformer's other parts.
+#: The arms of :func:`depth_arms`: name -> (residual, norm, with_mlp, branch_scale). A branch scale
+#: of ``None`` means ``1 / sqrt(max_depth)``: each block's update shrunk relative to the stream, no
+#: normalisation anywhere.
+DEPTH_ARMS = {
+    "pure attention": (False, None, False, 1.0),
+    "residual": (True, None, False, 1.0),
+    "residual + MLP": (True, None, True, 1.0),
+    "residual ×1/√L": (True, None, False, None),
+    "residual ×1/√L + MLP": (True, None, True, None),
+    "residual, post-LN": (True, "post", False, 1.0),
+    "residual, post-LN + MLP": (True, "post", True, 1.0),
+    "residual, pre-LN": (True, "pre", False, 1.0),
+    "residual, pre-LN + MLP": (True, "pre", True, 1.0),
+}
 
-    For each depth ``L`` in ``depths`` and each form, ``"pure"`` (``X_{l+1} = attention(X_l)``) and
-    ``"residual"`` (``X_{l+1} = X_l + attention(X_l)``), with random weights
-    (:func:`~seqmodels.attention.init_attention`) and Gaussian inputs ``(T, d)``:
 
-    - ``"spread"``: the standard deviation across positions of the output, averaged over features,
-      relative to that of the input; near 0 means every position holds the same vector;
-    - ``"output_norm"``: the mean norm of an output vector;
-    - ``"grad_first"``: the norm of the gradient reaching position 0 from ``u . y_{T-1}``.
+def token_uniformity(X) -> np.ndarray:
+    r"""How far the positions of ``X`` (``([batch,] T, d)``) are from all being the same vector:
+    ``||X - 1 xbar^T||_F / ||X||_F`` with ``xbar`` the mean over positions.
 
-    Geometric means over ``n_draws`` draws; arrays of shape ``(len(depths),)``.
+    Scale-free: multiplying ``X`` by any non-zero number leaves it unchanged, so activations that grow cannot
+    pass for positions that stay different. 0 means every position holds the same vector (a rank-one
+    ``X``, the "token uniformity" of Dong et al. 2021); for independent random positions it is near 1.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a finite array of shape ``([batch,] T, d)`` with ``T >= 2``, or one of its
+        sequences is all zeros (the ratio would be 0 / 0).
+
+    >>> float(token_uniformity(np.array([[1.0, 2.0], [1.0, 2.0]]))), float(token_uniformity(np.array([[1.0], [-1.0]])))
+    (0.0, 1.0)
     """
-    out = {form: {"spread": [], "output_norm": [], "grad_first": []} for form in ("pure", "residual")}
-    for form in out:
-        for L in depths:
-            rows = {key: [] for key in out[form]}
-            for draw in range(n_draws):
-                rng = np.random.default_rng([seed, draw])
-                layers = [init_attention(d, d, d, rng) for _ in range(int(L))]
-                X = rng.normal(size=(T, d))
-                u = rng.normal(size=d)
-                Y = attention_stack(X, layers, causal=True, residual=form == "residual")
-                dY = np.zeros((T, d))
-                dY[-1] = u / np.linalg.norm(u)
-                g = attention_stack_backward(X, layers, dY, causal=True, residual=form == "residual")
-                rows["spread"].append(Y.std(axis=0).mean() / X.std(axis=0).mean())
-                rows["output_norm"].append(np.linalg.norm(Y, axis=1).mean())
-                rows["grad_first"].append(np.linalg.norm(g[0]))
-            for key, values in rows.items():
-                out[form][key].append(float(_geometric_mean(np.array(values)[:, None])[0]))
-    return {form: {k: np.array(v) for k, v in parts.items()} for form, parts in out.items()}
+    X = as_float_array("X", X, ndims=(2, 3))
+    if X.shape[-2] < 2 or X.shape[-1] < 1:
+        raise ValueError(f"X must have shape ([batch,] T, d) with T >= 2 and d >= 1, got {X.shape}")
+    size = np.linalg.norm(X, axis=(-2, -1))
+    if not np.all(size > 0):
+        raise ValueError("X must not hold a sequence of all zeros (its uniformity is 0 / 0)")
+    centred = X - X.mean(axis=-2, keepdims=True)
+    return np.linalg.norm(centred, axis=(-2, -1)) / size
+
+
+@one_blas_thread
+def depth_arms(max_depth: int = 32, T: int = 16, d: int = 32, seeds=tuple(range(10)),
+               arms=tuple(DEPTH_ARMS)) -> dict[str, dict[str, np.ndarray]]:
+    """Random causal stacks of ``max_depth`` blocks (:mod:`seqmodels.blocks`), one per arm and seed.
+
+    Each arm of :data:`DEPTH_ARMS` runs on the same Gaussian inputs ``(T, d)`` of each seed, with
+    blocks drawn from that seed (the MLP arms draw MLP weights too). For every depth
+    ``l = 0 .. max_depth``:
+
+    - ``"uniformity"``: :func:`token_uniformity` of the block's output, ``(n_seeds, max_depth + 1)``;
+    - ``"norm"``: the mean norm of an output vector, ``(n_seeds, max_depth + 1)``.
+
+    Raises
+    ------
+    ValueError
+        If a size is not an integer >= 1 (``T`` >= 2), ``seeds`` is empty, or an arm is unknown.
+    """
+    max_depth, d, T = positive_int("max_depth", max_depth), positive_int("d", d), positive_int("T", T, minimum=2)
+    seeds = [positive_int(f"seeds[{i}]", s, minimum=0) for i, s in enumerate(seeds)]
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed, got none")
+    for arm in arms:
+        if arm not in DEPTH_ARMS:
+            raise ValueError(f"arms must be names from DEPTH_ARMS {tuple(DEPTH_ARMS)}, got {arm!r}")
+    out = {}
+    for arm in arms:
+        residual, norm, with_mlp, scale = DEPTH_ARMS[arm]
+        scale = 1.0 / np.sqrt(max_depth) if scale is None else scale
+        uni, size = [], []
+        for seed in seeds:
+            X = np.random.default_rng([seed, 0]).normal(size=(T, d))
+            blocks = init_blocks(max_depth, d, np.random.default_rng([seed, 1]), with_mlp=with_mlp)
+            states = np.stack(block_stack_states(X, blocks, residual=residual, norm=norm,
+                                                 branch_scale=scale))  # (L+1, T, d)
+            uni.append(token_uniformity(states))
+            size.append(np.linalg.norm(states, axis=-1).mean(axis=-1))
+        out[arm] = {"uniformity": np.array(uni), "norm": np.array(size)}
+    return out

@@ -83,6 +83,12 @@ def lstm_step(x_t, h_prev, c_prev, W, b) -> tuple[np.ndarray, np.ndarray]:
     With every weight zero, each gate is ``sigmoid(0) = 0.5`` and the candidate ``tanh(0) = 0``,
     so the cell keeps half of ``c_prev``:
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``x_t``, ``c_prev``, ``W``, ``b``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import numpy as np
     >>> h, c = lstm_step(np.ones(1), np.zeros(2), np.array([1.0, -2.0]), np.zeros((8, 3)), np.zeros(8))
     >>> c, h.round(4)
@@ -146,6 +152,12 @@ def lstm_forward(xs, h0, c0, W, b, return_gates: bool = False):
     gates : dict, only if ``return_gates``; keys ``"forget", "input", "candidate", "output"``, each
         an array shaped like ``hs``.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``xs``, ``h0``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> W, b = 0.3 * rng.normal(size=(16, 7)), np.zeros(16)
@@ -194,6 +206,12 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
     -------
     dict with keys ``"W", "b", "h0", "c0", "xs"``, each shaped like that argument.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``dhs``, ``dcs``, ``forward``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import numpy as np
     >>> rng = np.random.default_rng(1)
     >>> W, b = 0.3 * rng.normal(size=(12, 5)), np.zeros(12)
@@ -205,6 +223,10 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
     if forward is None:
         hs, cs, (f, i, g, o) = _forward(xs, h0, c0, W, b, H, d_in)
     else:
+        if not isinstance(forward, tuple) or len(forward) != 3 or not isinstance(forward[2], dict) \
+                or set(forward[2]) != set(GATES):
+            raise ValueError("forward must be the triple (hs, cs, gates) that lstm_forward(..., "
+                             f"return_gates=True) returns, got {type(forward).__name__}")
         hs, cs, gates = forward
         f, i, g, o = (gates[name] for name in GATES)
         want = xs.shape[:-1] + (H,)

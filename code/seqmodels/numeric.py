@@ -55,10 +55,16 @@ def log_sigmoid(z) -> np.ndarray:
     ValueError
         ``z`` is not a finite real array.
 
+    A float32 input gives a float32 result (word2vec trains in float32).
+
     >>> log_sigmoid(np.array([-1000.0, 0.0, 1000.0]))
     array([-1.00000000e+03, -6.93147181e-01, -0.00000000e+00])
     """
-    z = as_float_array("z", z, ndims=tuple(range(33)))
+    z = np.asarray(z)
+    if z.dtype.kind != "f":
+        z = as_float_array("z", z, ndims=tuple(range(33)))
+    elif not np.isfinite(z).all():
+        raise ValueError("z must be finite, got NaN or inf")
     return -np.logaddexp(0.0, -z)
 
 

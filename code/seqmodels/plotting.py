@@ -46,11 +46,19 @@ BOOK_RC = {
 def use_book_style(figure_format: str = "svg") -> None:
     """Apply :data:`BOOK_RC` and, inside Jupyter, emit figures as ``figure_format``.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``figure_format``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import matplotlib as mpl
     >>> use_book_style()
     >>> mpl.rcParams["svg.hashsalt"]
     'seqmodels-book'
     """
+    if figure_format not in ("svg", "png", "pdf", "retina", "jpeg"):
+        raise ValueError(f"figure_format must be one of svg, png, pdf, retina, jpeg, got {figure_format!r}")
     mpl.rcParams.update(BOOK_RC)
     try:
         from IPython import get_ipython
@@ -63,28 +71,3 @@ def use_book_style(figure_format: str = "svg") -> None:
         # (matplotlib would otherwise write the clock or SOURCE_DATE_EPOCH, which moves per commit).
         metadata = {"Date": None} if figure_format in ("svg", "pdf") else {}
         set_matplotlib_formats(figure_format, metadata=metadata)
-
-
-def draw_remedies(ax, facts: dict[str, str]) -> None:
-    """Draw the three bottlenecks, each with an arrow to the self-attention remedy and its price.
-
-    ``facts`` supplies the measured detail for each box, keys ``"sequential"``, ``"gradient"``,
-    ``"state"`` (bottlenecks) and ``"parallel"``, ``"path"``, ``"access"`` (remedies), ``"price"``.
-    """
-    rows = [
-        ("Sequential processing", facts["sequential"], "All positions in a few\nmatrix products", facts["parallel"]),
-        ("Long gradient paths", facts["gradient"], "Direct path between\nany two positions", facts["path"]),
-        ("Fixed-size state", facts["state"], "Every position kept\nand read directly", facts["access"]),
-    ]
-    ax.set(xlim=(0, 10), ylim=(0, 10.6))
-    ax.axis("off")
-    left = dict(boxstyle="round,pad=0.5", facecolor="#F8E0D0", edgecolor="#D55E00")
-    right = dict(boxstyle="round,pad=0.5", facecolor="#D6ECF8", edgecolor="#0072B2")
-    ax.text(2.0, 10.2, "RNN / LSTM bottleneck", ha="center", fontweight="bold")
-    ax.text(7.8, 10.2, "Self-attention remedy", ha="center", fontweight="bold")
-    for i, (problem, measured, remedy, gained) in enumerate(rows):
-        y = 8.4 - 3.0 * i
-        ax.text(2.0, y, f"{problem}\n{measured}", ha="center", va="center", bbox=left, fontsize=9)
-        ax.text(7.8, y, f"{remedy}\n{gained}", ha="center", va="center", bbox=right, fontsize=9)
-        ax.annotate("", xy=(5.6, y), xytext=(4.2, y), arrowprops=dict(arrowstyle="-|>", lw=1.5, color="#333333"))
-    ax.text(5.0, 0.2, facts["price"], ha="center", va="center", fontsize=9, style="italic")

@@ -14,16 +14,21 @@ A probe is fitted on the vectors of training examples and scored on held-out one
 What a fixed-size state holds (the bottlenecks chapter): :func:`token_sequences` draws random
 tokens, :func:`final_states` runs each model over them, :func:`attention_read` reads them back
 through one attention head, and :func:`state_probe` and :func:`positions_recovered` measure how many
-earlier tokens a read-out recovers; :func:`next_token_leak` shows what an unmasked layer leaks.
+earlier tokens a read-out recovers; :func:`count_probe` is the baseline that knows only how often
+each symbol occurred (no order), and :func:`count_r2` measures how much of such counts a state holds;
+:func:`next_token_leak` shows what an unmasked layer leaks.
 
-Labels are integers ``0 .. n_classes - 1``; ties go to the smaller label.
+Labels are integers ``0 .. n_classes - 1``; ties go to the smaller label. Both probes are
+functions of the test vector: equal test rows get the same prediction by construction, because the
+prediction is computed once per distinct row (a BLAS kernel may round equal rows of one matrix
+product differently by their place in it, and a near-tie could then split them).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array
+from ._checks import as_float_array, as_ids, as_int_list, finite_float, one_of, positive_int
 from .attention import init_attention, self_attention, sinusoidal_positions
 from .birnn import bilstm_forward
 from .lstm import init_lstm, lstm_forward
@@ -52,7 +57,15 @@ def _check_xy(X_train, y_train, X_test, y_test):
     missing = sorted(set(range(n_classes)) - set(y_train.tolist()))
     if missing:
         raise ValueError(f"y_train must hold every class 0 .. {n_classes - 1}, missing {missing}")
+    if y_test.max() >= n_classes:
+        raise ValueError(f"y_test holds class {y_test.max()}, which y_train never shows (classes 0 .. {n_classes - 1})")
     return X_train, y_train, X_test, y_test, n_classes
+
+
+def _predict_distinct(predict, X_test: np.ndarray) -> np.ndarray:
+    """``predict(X_test)``, computed once per distinct row and copied to the rows equal to it."""
+    distinct, inverse = np.unique(X_test, axis=0, return_inverse=True)
+    return predict(distinct)[inverse.reshape(-1)]
 
 
 def nearest_centroid_accuracy(X_train, y_train, X_test, y_test) -> float:
@@ -63,6 +76,12 @@ def nearest_centroid_accuracy(X_train, y_train, X_test, y_test) -> float:
     X_train : ndarray of shape (n_train, d); y_train : integer ndarray of shape (n_train,)
     X_test : ndarray of shape (n_test, d); y_test : integer ndarray of shape (n_test,)
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``X_test``, ``y_train``, ``y_test``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> X = np.array([[0.0, 0.0], [0.0, 2.0], [4.0, 0.0], [4.0, 2.0]])
     >>> nearest_centroid_accuracy(X, np.array([0, 0, 1, 1]), np.array([[1.0, 5.0], [3.0, -5.0]]),
     ...                           np.array([0, 1]))
@@ -70,8 +89,11 @@ def nearest_centroid_accuracy(X_train, y_train, X_test, y_test) -> float:
     """
     X_train, y_train, X_test, y_test, n_classes = _check_xy(X_train, y_train, X_test, y_test)
     centroids = np.stack([X_train[y_train == k].mean(axis=0) for k in range(n_classes)])  # (K, d)
-    d2 = ((X_test[:, None, :] - centroids[None]) ** 2).sum(axis=-1)  # (n_test, K)
-    return float(np.mean(d2.argmin(axis=1) == y_test))
+
+    def nearest(X):
+        return ((X[:, None, :] - centroids[None]) ** 2).sum(axis=-1).argmin(axis=1)  # (n, K) -> (n,)
+
+    return float(np.mean(_predict_distinct(nearest, X_test) == y_test))
 
 
 def linear_probe_accuracy(X_train, y_train, X_test, y_test, steps: int = 300, lr: float = 0.1,
@@ -82,6 +104,12 @@ def linear_probe_accuracy(X_train, y_train, X_test, y_test, steps: int = 300, lr
     stays 0). The weights start at zero and take ``steps`` full-batch Adam steps on
     ``mean cross-entropy + weight_decay / 2 * ||W_p||^2``, so the result is deterministic.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``steps``, ``lr``, ``weight_decay``, ``X_train``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 5))
     >>> y = (X[:, 3] > 0).astype(int)  # only coordinate 3 matters
@@ -89,8 +117,9 @@ def linear_probe_accuracy(X_train, y_train, X_test, y_test, steps: int = 300, lr
     True
     """
     X_train, y_train, X_test, y_test, n_classes = _check_xy(X_train, y_train, X_test, y_test)
-    if steps < 1:
-        raise ValueError(f"steps must be >= 1, got {steps}")
+    steps = positive_int("steps", steps)
+    lr = finite_float("lr", lr, low=0, low_open=True)
+    weight_decay = finite_float("weight_decay", weight_decay, low=0)
     mean, std = X_train.mean(axis=0), X_train.std(axis=0)
     std = np.where(std > 0, std, 1.0)
     Z_train, Z_test = (X_train - mean) / std, (X_test - mean) / std  # (n, d)
@@ -100,7 +129,7 @@ def linear_probe_accuracy(X_train, y_train, X_test, y_test, steps: int = 300, lr
         _, dlogits = softmax_cross_entropy(Z_train @ params["W"].T + params["b"], y_train)
         grads = {"W": dlogits.T @ Z_train + weight_decay * params["W"], "b": dlogits.sum(axis=0)}
         opt.step(params, grads)
-    pred = (Z_test @ params["W"].T + params["b"]).argmax(axis=1)
+    pred = _predict_distinct(lambda Z: (Z @ params["W"].T + params["b"]).argmax(axis=1), Z_test)
     return float(np.mean(pred == y_test))
 
 
@@ -126,23 +155,33 @@ def linear_probe(train_states, train_labels, test_states, test_labels, n_classes
     -------
     accuracy : ndarray of shape (P,)
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``ridge``, ``n_classes``, ``train_labels``, ``test_labels``, ``train_states``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> rng = np.random.default_rng(0)
     >>> labels = rng.integers(0, 3, size=(200, 1))
     >>> states = np.eye(3)[labels[:, 0]] + 0.1 * rng.normal(size=(200, 3))
     >>> linear_probe(states[:150], labels[:150], states[150:], labels[150:], 3)
     array([1.])
     """
+    n_classes = positive_int("n_classes", n_classes, minimum=2)
+    ridge = finite_float("ridge", ridge, low=0)
     S_train = as_float_array("train_states", train_states, ndims=(2,))
     S_test = as_float_array("test_states", test_states, ndims=(2,))
+    for name, S in (("train_states", S_train), ("test_states", S_test)):
+        if S.shape[0] == 0:
+            raise ValueError(f"{name} must hold at least one row, got shape {S.shape}")
     if S_test.shape[1] != S_train.shape[1]:
         raise ValueError(f"test_states must have {S_train.shape[1]} columns like train_states, "
                          f"got {S_test.shape[1]}")
-    y_train, y_test = np.asarray(train_labels), np.asarray(test_labels)
+    y_train = as_ids("train_labels", train_labels, n_classes, ndims=(2,), what="labels")
+    y_test = as_ids("test_labels", test_labels, n_classes, ndims=(2,), what="labels")
     for name, y, S in (("train_labels", y_train, S_train), ("test_labels", y_test, S_test)):
-        if y.ndim != 2 or y.shape[0] != S.shape[0] or y.dtype.kind not in "iu":
-            raise ValueError(f"{name} must be an int array of shape ({S.shape[0]}, P), got {y.dtype} {y.shape}")
-        if y.size and (y.min() < 0 or y.max() >= n_classes):
-            raise KeyError(f"{name} holds a label outside [0, {n_classes})")
+        if y.shape[0] != S.shape[0] or y.shape[1] == 0:
+            raise ValueError(f"{name} must have shape ({S.shape[0]}, P) with P >= 1, got {y.shape}")
     P = y_train.shape[1]
     if y_test.shape[1] != P:
         raise ValueError(f"test_labels must have {P} columns like train_labels, got {y_test.shape[1]}")
@@ -155,9 +194,25 @@ def linear_probe(train_states, train_labels, test_states, test_labels, n_classes
 
 
 def token_sequences(n_seq: int, T: int, vocab_size: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
+    """``n_seq`` sequences of ``T`` uniformly random tokens: ids ``(n_seq, T)`` and their one-hot
+    codes, time-major ``(T, n_seq, vocab_size)``. Raises ``ValueError`` unless the sizes are
+    integers >= 1 and ``seed`` is an integer >= 0.
+
+    >>> tokens, xs = token_sequences(2, 3, 4)
+    >>> tokens.shape, xs.shape, bool((xs.argmax(axis=-1).T == tokens).all())
+    ((2, 3), (3, 2, 4), True)
+    """
+    n_seq, T, vocab_size = positive_int("n_seq", n_seq), positive_int("T", T), positive_int("vocab_size", vocab_size)
+    rng = np.random.default_rng(positive_int("seed", seed, minimum=0))
     tokens = rng.integers(0, vocab_size, size=(n_seq, T))
     return tokens, np.eye(vocab_size)[tokens].transpose(1, 0, 2)  # (N, T) ids, (T, N, vocab) one-hot
+
+
+def _check_xs(xs) -> np.ndarray:
+    xs = as_float_array("xs", xs, ndims=(3,))
+    if 0 in xs.shape:
+        raise ValueError(f"xs must have shape (T, N, d_in) with every size >= 1, got {xs.shape}")
+    return xs
 
 
 def final_states(model: str, xs, d_hidden: int, seed: int = 0) -> np.ndarray:
@@ -167,7 +222,13 @@ def final_states(model: str, xs, d_hidden: int, seed: int = 0) -> np.ndarray:
     ``"LSTM"``: ``h_T`` (``d_hidden``; the cell ``c_T`` is the other half of its state);
     ``"Bi-LSTM"``: ``[h_T of the forward LSTM, h at the last position of the backward LSTM]``
     (``2 d_hidden``); ``"Word2Vec"``: the input vector of the last token itself (no context).
+
+    Raises ``KeyError`` for an unknown ``model``; ``ValueError`` for ``xs`` that is not a finite
+    ``(T, N, d_in)`` array with every size >= 1, or ``d_hidden`` not an integer >= 1.
     """
+    one_of("model", model, ("Word2Vec", "RNN", "LSTM", "Bi-LSTM"))
+    xs = _check_xs(xs)
+    d_hidden = positive_int("d_hidden", d_hidden)
     rng = np.random.default_rng(seed)
     T, N, d_in = xs.shape
     zero = np.zeros((N, d_hidden))
@@ -189,7 +250,11 @@ def attention_read(xs, sharpness: float = 20.0) -> np.ndarray:
     ``xs`` (``(T, N, d_in)``); the query that reads position ``t`` is ``sharpness * P[t]``. Because
     ``P[t] . P[j]`` is largest at ``j = t``, the softmax puts almost all weight on position ``t``. The
     cache this reads from holds every position, so nothing had to be squeezed into a fixed size.
+
+    Raises ``ValueError`` for ``xs`` as :func:`final_states` does, or a ``sharpness`` that is not finite.
     """
+    xs = _check_xs(xs)
+    sharpness = finite_float("sharpness", sharpness)
     T, N, d_in = xs.shape
     P = sinusoidal_positions(T, 64)
     A = softmax(sharpness * P @ P.T / np.sqrt(P.shape[1]), axis=-1)  # (T queries, T keys)
@@ -210,7 +275,20 @@ def state_probe(models=("RNN", "LSTM"), sizes=(8, 16, 32, 64), T: int = 30, voca
     -------
     dict mapping ``(model, size)`` (``("attention", None)`` for attention) to an array of shape
     ``(T,)``: accuracy for the token ``k`` positions before the last, ``k = 0 .. T-1``.
+
+    Raises
+    ------
+    KeyError
+        an unknown model name in ``models``.
+    ValueError
+        sizes that are not integers >= 1 (``vocab_size >= 2``).
     """
+    models = list(models) if not isinstance(models, str) else [models]
+    for model in models:
+        one_of("models", model, ("Word2Vec", "RNN", "LSTM", "Bi-LSTM"))
+    sizes = as_int_list("sizes", sizes)
+    T, vocab_size = positive_int("T", T), positive_int("vocab_size", vocab_size, minimum=2)
+    n_train, n_test = positive_int("n_train", n_train), positive_int("n_test", n_test)
     tokens, xs = token_sequences(n_train + n_test, T, vocab_size, seed)
     train, test = slice(0, n_train), slice(n_train, None)
     out = {}
@@ -230,11 +308,21 @@ def positions_recovered(accuracy, vocab_size: int) -> float:
     """``sum_k (acc_k - 1/vocab_size) / (1 - 1/vocab_size)``: how many positions' worth of tokens a read-out
     recovers, counting a perfectly read position as 1 and a position at chance as 0.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``vocab_size``, ``accuracy``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> positions_recovered([1.0, 1.0, 0.25, 0.25], vocab_size=4)
     2.0
     """
+    vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
+    accuracy = as_float_array("accuracy", accuracy, ndims=(1,))
+    if accuracy.size == 0 or accuracy.min() < 0 or accuracy.max() > 1:
+        raise ValueError(f"accuracy must be a non-empty list of fractions in [0, 1], got {accuracy}")
     chance = 1.0 / vocab_size
-    return float(np.sum((np.asarray(accuracy) - chance) / (1.0 - chance)))
+    return float(np.sum((accuracy - chance) / (1.0 - chance)))
 
 
 @one_blas_thread
@@ -247,7 +335,13 @@ def next_token_leak(T: int = 12, d: int = 32, vocab_size: int = 8, n_seq: int = 
     ``E[tokens] + sinusoidal positions``; a :func:`linear_probe` (two thirds of the positions to
     train, one third to test) predicts the next token, with the causal mask (``"causal"``) and
     without it (``"bidirectional"``). Above chance without the mask means the future leaked in.
+    Raises ``ValueError`` unless ``T >= 2``, ``n_seq >= 3``, ``vocab_size >= 2`` and ``d`` is even.
     """
+    T, n_seq = positive_int("T", T, minimum=2), positive_int("n_seq", n_seq, minimum=3)
+    vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
+    d = positive_int("d", d, minimum=2)
+    if d % 2:
+        raise ValueError(f"d must be even (the sinusoidal position code pairs sines and cosines), got {d}")
     rng = np.random.default_rng(seed)
     tokens = rng.integers(0, vocab_size, size=(n_seq, T))
     X = rng.normal(size=(vocab_size, d))[tokens] + sinusoidal_positions(T, d)  # (N, T, d)
@@ -261,3 +355,70 @@ def next_token_leak(T: int = 12, d: int = 32, vocab_size: int = 8, n_seq: int = 
         out[name] = float(linear_probe(feats[:cut], nxt[:cut], feats[cut:], nxt[cut:], vocab_size)[0])
     out["chance"] = 1.0 / vocab_size
     return out
+
+
+def count_probe(T: int = 30, vocab_size: int = 8, n_train: int = 1000, n_test: int = 500,
+                seed: int = 0) -> np.ndarray:
+    """The state probe's order-free baseline: read every position back from symbol counts alone.
+
+    The features of a sequence are how many times each of the ``vocab_size`` symbols occurs in it
+    (``vocab_size`` numbers, no order at all); :func:`linear_probe` is trained on them to recover
+    the token at every position, on the same sequences as :func:`state_probe` with the same
+    ``seed``. Whatever this scores is not memory of any position.
+
+    Returns
+    -------
+    ndarray of shape (T,): accuracy for the token ``k`` positions before the last.
+
+    Raises
+    ------
+    ValueError
+        If a size is not an integer >= 1 (``vocab_size`` >= 2) or ``seed`` is not an integer >= 0.
+
+    >>> acc = count_probe(T=6, vocab_size=2, n_train=200, n_test=100)
+    >>> acc.shape, bool(acc.min() > 0.5)
+    ((6,), True)
+    """
+    T, n_train, n_test = positive_int("T", T), positive_int("n_train", n_train), positive_int("n_test", n_test)
+    vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
+    tokens, xs = token_sequences(n_train + n_test, T, vocab_size, seed)
+    counts = xs.sum(axis=0)  # (N, vocab): symbol counts of every sequence
+    train, test = slice(0, n_train), slice(n_train, None)
+    return linear_probe(counts[train], tokens[train], counts[test], tokens[test], vocab_size)[::-1]
+
+
+@one_blas_thread
+def count_r2(model: str, d_hidden: int, first: int, T: int = 30, vocab_size: int = 8, n_train: int = 1000,
+             n_test: int = 500, seed: int = 0, ridge: float = 1e-3) -> float:
+    """Held-out R^2 of a linear read-out of symbol counts over the first ``first`` positions from the
+    final representation of ``model`` (:func:`final_states`), on the sequences of :func:`state_probe`.
+
+    1 means the state holds how often each symbol occurred early in the sequence, whatever the
+    order; 0 or below means a read-out does no better than predicting the mean counts.
+
+    Raises
+    ------
+    ValueError
+        If ``first`` is not an integer in ``[1, T]``, a size is not an integer >= 1, ``seed`` is not
+        an integer >= 0 or ``ridge`` is not a finite number >= 0.
+    KeyError
+        If ``model`` is not one of :func:`final_states`' models.
+
+    >>> count_r2("LSTM", 16, first=2, T=4, vocab_size=3, n_train=200, n_test=100) > 0.5
+    True
+    """
+    T, first = positive_int("T", T), positive_int("first", first)
+    if first > T:
+        raise ValueError(f"first must be an integer in [1, T={T}], got {first}")
+    d_hidden, n_train, n_test = (positive_int("d_hidden", d_hidden), positive_int("n_train", n_train),
+                                 positive_int("n_test", n_test))
+    vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
+    ridge = finite_float("ridge", ridge, low=0)
+    tokens, xs = token_sequences(n_train + n_test, T, vocab_size, seed)
+    S = final_states(model, xs, d_hidden, seed=seed)
+    Y = xs[:first].sum(axis=0)  # (N, vocab): counts over the first positions
+    A = np.hstack([S, np.ones((len(S), 1))])
+    W = np.linalg.solve(A[:n_train].T @ A[:n_train] + ridge * np.eye(A.shape[1]), A[:n_train].T @ Y[:n_train])
+    residual = Y[n_train:] - A[n_train:] @ W
+    spread = Y[n_train:] - Y[n_train:].mean(axis=0)
+    return float(1.0 - (residual**2).sum() / (spread**2).sum())

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import as_float_array
+from ._checks import as_float_array, check_shape, positive_int
 
 
 @dataclass(frozen=True)
@@ -23,14 +23,34 @@ class PCA:
     mean : ndarray of shape (d,)
     components : ndarray of shape (k, d), orthonormal rows
     explained : ndarray of shape (k,), fraction of the variance each component explains
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``components``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
     """
 
     mean: np.ndarray
     components: np.ndarray
     explained: np.ndarray
 
+    def __post_init__(self):
+        mean = as_float_array("mean", self.mean, ndims=(1,))
+        components = as_float_array("components", self.components, ndims=(2,))
+        if components.shape[1] != mean.shape[0]:
+            raise ValueError(f"components must have shape (k, d) with d = {mean.shape[0]} like mean, got {components.shape}")
+        check_shape("explained", as_float_array("explained", self.explained, ndims=(1,)), components.shape[:1], "(k,)")
+
     def transform(self, Y) -> np.ndarray:
-        """Project rows of ``Y`` (shape ``(n, d)``) to shape ``(n, k)``."""
+        """Project rows of ``Y`` (shape ``(n, d)``) to shape ``(n, k)``.
+
+        Raises
+        ------
+        ValueError
+            a bad argument, for example ``Y``: wrong type, shape or size, NaN or inf,
+            or out of range; the message names the argument.
+        """
         Y = as_float_array("Y", Y, ndims=(2,))
         if Y.shape[1] != self.mean.shape[0]:
             raise ValueError(f"Y must have {self.mean.shape[0]} columns, got shape {Y.shape}")
@@ -39,6 +59,12 @@ class PCA:
 
 def pca(X, k: int = 2) -> PCA:
     """Fit a ``k``-component PCA to the rows of ``X`` (shape ``(n, d)``, ``n >= 2``).
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``X``, ``k``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> import numpy as np
     >>> X = np.array([[0.0, 0.0], [2.0, 1.0], [4.0, 2.0]])
@@ -54,7 +80,7 @@ def pca(X, k: int = 2) -> PCA:
     n, d = X.shape
     if n < 2:
         raise ValueError(f"X must have at least 2 rows to find directions of variance, got shape {X.shape}")
-    if not 1 <= k <= min(n, d):
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= min(n, d):
         raise ValueError(f"k must be between 1 and min(n, d) = {min(n, d)}, got {k}")
     mean = X.mean(axis=0)
     _, s, vt = np.linalg.svd(X - mean, full_matrices=False)

@@ -56,6 +56,12 @@ def rnn_step(x_t, h_prev, W_h, W_x, b) -> np.ndarray:
     -------
     h_t : ndarray shaped like ``h_prev``, every entry in (-1, 1)
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``x_t``, ``h_prev``, ``W_h``, ``b``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import numpy as np
     >>> W_h, W_x, b = 0.5 * np.eye(2), np.array([[1.0], [-1.0]]), np.zeros(2)
     >>> rnn_step(np.array([1.0]), np.zeros(2), W_h, W_x, b).round(4)
@@ -104,6 +110,12 @@ def rnn_forward(xs, h0, W_h, W_x, b) -> np.ndarray:
     hs : ndarray of shape (T, d_hidden) or (T, batch, d_hidden); ``hs[t]`` is the state after
         reading ``xs[t]``, so ``hs[-1]`` is the final state.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``xs``, ``W_x``, ``h0``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> W_h, W_x, b = 0.1 * rng.normal(size=(4, 4)), rng.normal(size=(4, 3)), np.zeros(4)
@@ -134,6 +146,12 @@ def rnn_backward(xs, h0, W_h, W_x, b, dhs) -> dict[str, np.ndarray]:
     Returns
     -------
     dict with keys ``"W_h", "W_x", "b", "h0", "xs"``, each shaped like that argument.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``dhs``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(1)
@@ -176,6 +194,12 @@ def state_jacobian_norms(xs, h0, W_h, W_x, b) -> np.ndarray:
     -------
     norms : ndarray of shape (T,); ``norms[k - 1]`` is the largest factor by which a change of
         ``h_{T-k}`` can be amplified by the time it reaches ``h_T``.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``xs``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
 
     >>> import numpy as np
     >>> W_h = 0.5 * np.eye(2)
@@ -237,14 +261,18 @@ def init_rnn(d_in: int, d_hidden: int, rng, *, spectral_radius: float, input_sca
 
 
 def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, input_scale: float = 0.1,
-                   n_sequences: int = 20, seed: int = 0, linear: bool = False) -> np.ndarray:
+                   n_sequences: int = 20, seed: int = 0, linear: bool = False,
+                   burn_in: int = 0) -> np.ndarray:
     """How fast ``||dh_T/dh_{T-k}||`` shrinks or grows with the distance ``k``, per spectral radius.
 
     For every radius in ``radii`` and each of ``n_sequences`` seeded draws (weights from
     :func:`init_rnn` and a Gaussian input sequence) the spectral norms from
     :func:`state_jacobian_norms` are averaged in log space (a geometric mean, because the norms
     span many orders of magnitude). With ``linear=True`` the tanh is dropped, so the Jacobian is
-    ``W_h`` itself and the product is the matrix power ``W_h^k``.
+    ``W_h`` itself and the product is the matrix power ``W_h^k``. With ``burn_in > 0`` every
+    network first reads ``burn_in`` further random inputs from ``h = 0``, and the ``T`` measured
+    steps start from the state they leave (the stationary regime rather than the transient from
+    ``h0 = 0``).
 
     Returns
     -------
@@ -254,9 +282,21 @@ def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, inp
     >>> curves = gradient_decay([0.5, 1.5], T=10, n_sequences=3)
     >>> curves.shape, bool(curves[0, -1] < curves[1, -1])
     ((2, 10), True)
+
+    Raises
+    ------
+    ValueError
+        ``radii`` empty or holding a value that is not finite and >= 0, or a size that is not an
+        integer >= 1.
     """
-    if T < 1 or n_sequences < 1:
-        raise ValueError(f"T and n_sequences must be >= 1, got T={T}, n_sequences={n_sequences}")
+    T, n_sequences = positive_int("T", T), positive_int("n_sequences", n_sequences)
+    d_in, d_hidden = positive_int("d_in", d_in), positive_int("d_hidden", d_hidden)
+    if isinstance(radii, (str, bytes)) or not hasattr(radii, "__len__") or len(radii) == 0:
+        raise ValueError(f"radii must be a non-empty list of spectral radii >= 0, got {radii!r}")
+    radii = [finite_float(f"radii[{i}]", r, low=0) for i, r in enumerate(radii)]
+    input_scale = finite_float("input_scale", input_scale, low=0)
+    if isinstance(burn_in, bool) or not isinstance(burn_in, (int, np.integer)) or burn_in < 0:
+        raise ValueError(f"burn_in must be an integer >= 0, got {burn_in!r}")
     out = np.empty((len(radii), T))
     for i, radius in enumerate(radii):
         logs = np.zeros(T)
@@ -269,8 +309,10 @@ def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, inp
                     P = P @ W_h
                     norms[k] = np.linalg.norm(P, 2)
             else:
-                xs = rng.normal(size=(T, d_in))
-                norms = state_jacobian_norms(xs, np.zeros(d_hidden), W_h, W_x, b)
+                xs = rng.normal(size=(burn_in + T, d_in))
+                h_start = _forward(xs[:burn_in], np.zeros(d_hidden), W_h, W_x, b)[-1] if burn_in \
+                    else np.zeros(d_hidden)
+                norms = state_jacobian_norms(xs[burn_in:], h_start, W_h, W_x, b)
             logs += np.log(norms)
         out[i] = np.exp(logs / n_sequences)
     return out

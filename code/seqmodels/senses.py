@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._checks import positive_int
+
 TARGET = "bank"
 SENSES = ("money", "river")
 BOS, EOS = "<s>", "</s>"
@@ -61,11 +63,28 @@ class Sentence:
     words : tuple of str, the sentence without boundary tokens
     sense : ``"money"``, ``"river"``, or ``None`` for an ambiguous sentence (cue ``"none"``)
     cue : where the sense phrase sits relative to "bank": ``"before"``, ``"after"``, ``"both"``, ``"none"``
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``cue``, ``sense``, ``words``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
     """
 
     words: tuple[str, ...]
     sense: str | None
     cue: str
+
+    def __post_init__(self):
+        """Raises ``ValueError`` for words that are not a tuple of str holding "bank" once, a sense
+        outside :data:`SENSES` (or None), or a cue outside :data:`CUES`."""
+        if not isinstance(self.words, tuple) or not all(isinstance(w, str) for w in self.words) \
+                or self.words.count(TARGET) != 1:
+            raise ValueError(f"words must be a tuple of str holding {TARGET!r} exactly once, got {self.words!r}")
+        if self.sense is not None and self.sense not in SENSES:
+            raise ValueError(f"sense must be one of {SENSES} or None, got {self.sense!r}")
+        if self.cue not in CUES:
+            raise ValueError(f"cue must be one of {CUES}, got {self.cue!r}")
 
     @property
     def position(self) -> int:
@@ -112,6 +131,12 @@ def make_corpus(seed: int = 0, held_out: int = 4) -> Corpus:
     Corpus whose ``test`` holds ``2 cue sides x 8 neutral phrases x 2 senses x held_out``
     sentences, and whose ``train`` holds every other sentence.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``held_out``, ``seed``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> corpus = make_corpus(seed=0)
     >>> len(corpus.train), len(corpus.test)
     (320, 128)
@@ -122,9 +147,9 @@ def make_corpus(seed: int = 0, held_out: int = 4) -> Corpus:
     True
     """
     n_cues = min(len(side[s]) for side in (LEFT, RIGHT) for s in SENSES)
-    if not 1 <= held_out < n_cues:
-        raise ValueError(f"held_out must be between 1 and {n_cues - 1}, got {held_out}")
-    rng = np.random.default_rng(seed)
+    if isinstance(held_out, bool) or not isinstance(held_out, (int, np.integer)) or not 1 <= held_out < n_cues:
+        raise ValueError(f"held_out must be an integer between 1 and {n_cues - 1}, got {held_out!r}")
+    rng = np.random.default_rng(positive_int("seed", seed, minimum=0))
     train: list[Sentence] = []
     test: list[Sentence] = []
     for sense in SENSES:
@@ -149,9 +174,19 @@ def make_corpus(seed: int = 0, held_out: int = 4) -> Corpus:
 def vocabulary(sentences) -> tuple[str, ...]:
     """The boundary tokens, then every word of ``sentences`` in sorted order.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``sentences``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> vocabulary([Sentence(("the", "bank", "was", "empty"), None, "none")])
     ('<s>', '</s>', 'bank', 'empty', 'the', 'was')
     """
+    sentences = list(sentences)
+    if not all(isinstance(s, Sentence) for s in sentences):
+        raise ValueError("sentences must be Sentence objects (see make_corpus), got "
+                         f"{sorted({type(s).__name__ for s in sentences})}")
     words = sorted({w for s in sentences for w in s.words})
     return (BOS, EOS) + tuple(words)
 
@@ -163,6 +198,13 @@ def encode(words, vocab) -> np.ndarray:
     -------
     ids : ndarray of int, shape (len(words) + 2,)
 
+    Raises
+    ------
+    ValueError
+        ``words`` a single str, or ``vocab`` without the boundary tokens.
+    KeyError
+        a word that is not in ``vocab``.
+
     >>> vocab = ("<s>", "</s>", "bank", "the")
     >>> encode(("the", "bank"), vocab)
     array([0, 3, 2, 1])
@@ -171,7 +213,11 @@ def encode(words, vocab) -> np.ndarray:
     ...
     KeyError: "word 'bench' (position 1 of words) is not in the vocabulary of 4 words"
     """
+    if isinstance(words, str):
+        raise ValueError(f"words must be a sequence of words, not one str (got {words!r}; split it first)")
     index = {w: i for i, w in enumerate(vocab)}
+    if BOS not in index or EOS not in index:
+        raise ValueError(f"vocab must hold the boundary tokens {BOS!r} and {EOS!r} (see vocabulary)")
     ids = [index[BOS]]
     for t, w in enumerate(words):
         if w not in index:

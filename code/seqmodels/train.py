@@ -18,7 +18,7 @@ from typing import Callable
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ._checks import as_float_array, check_shape
+from ._checks import as_float_array, as_ids, as_rng, check_shape, finite_float, positive_int
 from .numeric import softmax_cross_entropy
 from .optim import Adam, clip_grad_norm
 from .gru import gru_backward, gru_forward, init_gru
@@ -41,12 +41,44 @@ class Recurrence:
     backward : ``backward(params, xs, dhs, cache) -> grads``: the gradients of ``sum(hs * dhs)``
         for every key of ``params`` and for ``"xs"``; ``cache`` from ``forward`` on the same
         ``params`` and ``xs``, or ``None`` to recompute the forward pass
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``init``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
     """
 
     name: str
     init: Callable[[int, int, np.random.Generator], Params]
     forward: Callable[[Params, np.ndarray], tuple[np.ndarray, object]]
     backward: Callable[[Params, np.ndarray, np.ndarray, object], Params]
+
+    def __post_init__(self):
+        for name in ("init", "forward", "backward"):
+            if not callable(getattr(self, name)):
+                raise ValueError(f"{name} must be callable, got {type(getattr(self, name)).__name__}")
+
+
+def _check_cell(cell) -> None:
+    if not isinstance(cell, Recurrence):
+        raise ValueError(f"cell must be a Recurrence (RNN, LSTM, rnn_cell(), lstm_cell()), got {cell!r}")
+
+
+def _check_xs(xs, name: str = "xs") -> np.ndarray:
+    """A batch of sequences for a classifier: ``(T, batch, d_in)``, ``T, batch >= 1``, finite."""
+    xs = as_float_array(name, xs, ndims=(3,))
+    if 0 in xs.shape:
+        raise ValueError(f"{name} must have shape (T, batch, d_in) with every size >= 1, got {xs.shape}")
+    return xs
+
+
+def _check_head(params) -> None:
+    if not isinstance(params, dict):
+        raise ValueError(f"params must be a dict of arrays, got {type(params).__name__}")
+    for key in ("W_out", "b_out"):
+        if key not in params:
+            raise KeyError(f"params has no entry {key!r} (see init_classifier), got keys {sorted(params)}")
 
 
 def _zeros(xs, params, key):
@@ -56,7 +88,14 @@ def _zeros(xs, params, key):
 def rnn_cell(spectral_radius: float = 1.0) -> Recurrence:
     """The vanilla RNN of :mod:`seqmodels.rnn`, ``W_h`` drawn at ``spectral_radius``
     (:func:`seqmodels.rnn.init_rnn`). Radius 1, the default, is the edge between vanishing and
-    exploding gradients (see the RNN chapter)."""
+    exploding gradients (see the RNN chapter).
+
+    Raises
+    ------
+    ValueError
+        ``spectral_radius`` not a finite number >= 0.
+    """
+    spectral_radius = finite_float("spectral_radius", spectral_radius, low=0)
 
     def init(d_in, d_hidden, rng):
         W_h, W_x, b = init_rnn(d_in, d_hidden, spectral_radius=spectral_radius, rng=rng)
@@ -74,7 +113,14 @@ def rnn_cell(spectral_radius: float = 1.0) -> Recurrence:
 
 def lstm_cell(forget_bias: float = 1.0) -> Recurrence:
     """The LSTM of :mod:`seqmodels.lstm`, initialised by :func:`seqmodels.lstm.init_lstm` with
-    ``forget_bias`` (1 is the common default; larger values start the cell with a longer memory)."""
+    ``forget_bias`` (1 is the common default; larger values start the cell with a longer memory).
+
+    Raises
+    ------
+    ValueError
+        ``forget_bias`` not finite.
+    """
+    forget_bias = finite_float("forget_bias", forget_bias)
 
     def init(d_in, d_hidden, rng):
         W, b = init_lstm(d_in, d_hidden, rng, forget_bias=forget_bias)
@@ -132,6 +178,12 @@ def classifier_head(h, W_out, b_out, labels) -> tuple[float, Params]:
     loss : float, the mean cross-entropy (:func:`softmax_cross_entropy`)
     grads : dict with ``"W_out" = dlogits^T h``, ``"b_out" = sum_n dlogits``, ``"h" = dlogits W_out``
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``W_out``, ``b_out``, ``labels``, ``h``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> h = np.array([[1.0, 0.0], [0.0, 1.0]])
     >>> loss, g = classifier_head(h, np.eye(2), np.zeros(2), np.array([0, 1]))
     >>> round(loss, 4), g["h"].round(4)
@@ -152,8 +204,18 @@ def predict(cell: Recurrence, params: Params, xs) -> np.ndarray:
 
     ``params`` holds the recurrence's weights and ``"W_out"``, ``"b_out"``; ``xs`` has shape
     (T, batch, d_in).
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``xs``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+    KeyError
+        an unknown or missing key in ``params``.
     """
-    hs, _ = cell.forward(params, np.asarray(xs, dtype=np.float64))
+    _check_cell(cell)
+    _check_head(params)
+    hs, _ = cell.forward(params, _check_xs(xs))
     return hs[-1] @ params["W_out"].T + params["b_out"]
 
 
@@ -162,8 +224,16 @@ def loss_and_grads(cell: Recurrence, params: Params, xs, labels) -> tuple[float,
 
     The head gives ``dL/dh_T``; it enters BPTT as ``dhs`` that is zero except at the last step.
     The returned dict also holds ``"xs"``, the gradient with respect to every input.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``labels``, ``xs``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
     """
-    xs = np.asarray(xs, dtype=np.float64)
+    _check_cell(cell)
+    _check_head(params)
+    xs = _check_xs(xs)
     hs, cache = cell.forward(params, xs)  # (T, batch, d_hidden)
     loss, g_head = classifier_head(hs[-1], params["W_out"], params["b_out"], labels)
     dhs = np.zeros_like(hs)
@@ -175,7 +245,14 @@ def loss_and_grads(cell: Recurrence, params: Params, xs, labels) -> tuple[float,
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """How :func:`train_classifier` trains; the same config serves every cell, so budgets match."""
+    """How :func:`train_classifier` trains; the same config serves every cell, so budgets match.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``lr``, ``d_hidden``, ``steps``, ``batch``, ``clip``, ``stop_loss``, ``seed``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+    """
 
     d_hidden: int = 16  #: state size; small enough that a step costs well under a millisecond
     steps: int = 300  #: parameter updates, each on a fresh batch
@@ -184,6 +261,16 @@ class TrainConfig:
     clip: float = 1.0  #: maximum global gradient norm (Pascanu et al., 2013)
     seed: int = 0  #: seeds both the initial weights and the batches
     stop_loss: float = 0.0  #: stop early once the mean loss of the last 10 batches is below this
+
+    def __post_init__(self):
+        """Raises ``ValueError`` for a size that is not an integer >= 1, a learning rate or clip that
+        is not a finite number > 0, a negative seed or a non-finite ``stop_loss``."""
+        for name in ("d_hidden", "steps", "batch"):
+            positive_int(name, getattr(self, name))
+        finite_float("lr", self.lr, low=0, low_open=True)
+        finite_float("clip", self.clip, low=0, low_open=True)
+        positive_int("seed", self.seed, minimum=0)
+        finite_float("stop_loss", self.stop_loss)
 
 
 @dataclass
@@ -198,7 +285,18 @@ class Trained:
 
 def init_classifier(cell: Recurrence, d_in: int, n_classes: int, d_hidden: int,
                     rng: np.random.Generator) -> Params:
-    """The cell's weights plus a read-out ``W_out`` (entries ``N(0, 1 / d_hidden)``) and ``b_out = 0``."""
+    """The cell's weights plus a read-out ``W_out`` (entries ``N(0, 1 / d_hidden)``) and ``b_out = 0``.
+
+    Raises
+    ------
+    ValueError
+        ``cell`` not a :class:`Recurrence`, a size that is not an integer >= 1 (``n_classes >= 2``),
+        or an ``rng`` that is neither a Generator nor a seed.
+    """
+    _check_cell(cell)
+    d_in, d_hidden = positive_int("d_in", d_in), positive_int("d_hidden", d_hidden)
+    n_classes = positive_int("n_classes", n_classes, minimum=2)
+    rng = as_rng("rng", rng)
     params = cell.init(d_in, d_hidden, rng)
     params["W_out"] = rng.normal(scale=1.0 / np.sqrt(d_hidden), size=(n_classes, d_hidden))
     params["b_out"] = np.zeros(n_classes)
@@ -219,6 +317,12 @@ def train_classifier(cell: Recurrence, sample, d_in: int, n_classes: int,
     config : :class:`TrainConfig`; training stops after ``config.steps`` updates, or earlier once
         the mean loss of the last 10 batches is below ``config.stop_loss``
 
+    Raises
+    ------
+    ValueError
+        as :func:`init_classifier`; ``sample`` not callable or returning arrays of the wrong shape
+        (the message names ``sample``); ``config`` not a :class:`TrainConfig`.
+
     Matrix products run on one BLAS thread: the matrices are small, and a fixed thread count gives
     the same floating-point sums, so the same seed trains the same weights on every run.
 
@@ -229,6 +333,10 @@ def train_classifier(cell: Recurrence, sample, d_in: int, n_classes: int,
     >>> bool(run.losses[-10:].mean() < 0.5 * run.losses[:10].mean())
     True
     """
+    if not callable(sample):
+        raise ValueError(f"sample must be callable as sample(rng, batch), got {type(sample).__name__}")
+    if not isinstance(config, TrainConfig):
+        raise ValueError(f"config must be a TrainConfig, got {type(config).__name__}")
     rng = np.random.default_rng([config.seed, 0])
     data_rng = np.random.default_rng([config.seed, 1])
     params = init_classifier(cell, d_in, n_classes, config.d_hidden, rng)
@@ -236,7 +344,7 @@ def train_classifier(cell: Recurrence, sample, d_in: int, n_classes: int,
     losses, norms = np.empty(config.steps), np.empty(config.steps)
     with threadpool_limits(limits=1, user_api="blas"):  # small matrices; same sums on every machine
         for step in range(config.steps):
-            xs, labels = sample(data_rng, config.batch)
+            xs, labels = _check_sample(sample(data_rng, config.batch), config.batch, d_in, n_classes)
             losses[step], grads = loss_and_grads(cell, params, xs, labels)
             grads, norms[step] = clip_grad_norm({k: grads[k] for k in params}, config.clip)
             opt.step(params, grads)
@@ -246,9 +354,33 @@ def train_classifier(cell: Recurrence, sample, d_in: int, n_classes: int,
     return Trained(cell, params, losses, norms)
 
 
+def _check_sample(drawn, batch: int, d_in: int, n_classes: int):
+    """What ``sample(rng, batch)`` returned, checked once per step (names ``sample`` on failure)."""
+    if not isinstance(drawn, tuple) or len(drawn) != 2:
+        raise ValueError(f"sample must return a pair (xs, labels), got {type(drawn).__name__}")
+    xs = _check_xs(drawn[0], "xs returned by sample")
+    if xs.shape[1:] != (batch, d_in):
+        raise ValueError(f"xs returned by sample must have shape (T, batch, d_in) = (T, {batch}, {d_in}), got {xs.shape}")
+    labels = as_ids("labels returned by sample", drawn[1], n_classes, what="class labels")
+    check_shape("labels returned by sample", labels, (batch,), "(batch,)")
+    return xs, labels
+
+
 def accuracy(cell: Recurrence, params: Params, xs, labels) -> float:
-    """Fraction of sequences whose largest logit is the label."""
-    return float(np.mean(predict(cell, params, xs).argmax(axis=1) == np.asarray(labels)))
+    """Fraction of sequences whose largest logit is the label.
+
+    Raises
+    ------
+    ValueError
+        ``xs`` not ``(T, batch, d_in)`` with every size >= 1, or ``labels`` not integers of shape
+        ``(batch,)`` in ``[0, n_classes)``.
+    KeyError
+        ``params`` without ``W_out`` or ``b_out``.
+    """
+    logits = predict(cell, params, xs)  # (batch, n_classes)
+    labels = as_ids("labels", labels, logits.shape[1], what="class labels")
+    check_shape("labels", labels, logits.shape[:1], "(batch,)")
+    return float(np.mean(logits.argmax(axis=1) == labels))
 
 
 def input_sensitivity(cell: Recurrence, params: Params, xs) -> np.ndarray:
@@ -268,12 +400,19 @@ def input_sensitivity(cell: Recurrence, params: Params, xs) -> np.ndarray:
     -------
     ndarray of shape (T,); entry ``t`` belongs to distance ``T - 1 - t`` from the final step.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``xs``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> rng = np.random.default_rng(0)
     >>> params = RNN.init(2, 3, rng)
     >>> input_sensitivity(RNN, params, rng.normal(size=(4, 5, 2))).shape
     (4,)
     """
-    xs = np.asarray(xs, dtype=np.float64)
+    _check_cell(cell)
+    xs = _check_xs(xs)
     T, n, d_in = xs.shape
     H = cell.forward(params, xs[:1, :1])[0].shape[-1]
     dhs = np.zeros((T, n * H, H))

@@ -29,7 +29,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ._checks import as_float_array, check_shape
+from ._checks import as_float_array, as_ids, as_rng, check_shape, finite_float, positive_int
 from .numeric import log_sigmoid
 from .vectors import WordVectors
 
@@ -44,6 +44,12 @@ class Vocabulary:
     ----------
     words : tuple of str, length V
     counts : ndarray of shape (V,), how often each word occurs in the corpus
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``counts``, ``words``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
     """
 
     words: tuple[str, ...]
@@ -51,7 +57,18 @@ class Vocabulary:
     _ids: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "_ids", {w: i for i, w in enumerate(self.words)})
+        """Raises ``ValueError`` for words that are not distinct str or counts that are not one
+        positive integer per word."""
+        words = tuple(self.words)
+        if not all(isinstance(w, str) for w in words):
+            raise ValueError(f"words must all be str, got {sorted({type(w).__name__ for w in words})}")
+        if len(set(words)) != len(words):
+            raise ValueError(f"words must be distinct, got {len(words) - len(set(words))} repeated")
+        counts = np.asarray(self.counts)
+        if counts.shape != (len(words),) or counts.dtype.kind not in "iu" or (counts.size and counts.min() < 1):
+            raise ValueError(f"counts must be {len(words)} positive integers, one per word, got {counts.dtype} {counts.shape}")
+        object.__setattr__(self, "words", words)
+        object.__setattr__(self, "_ids", {w: i for i, w in enumerate(words)})
 
     def __len__(self) -> int:
         return len(self.words)
@@ -64,14 +81,29 @@ class Vocabulary:
         return word in self._ids
 
     def index(self, word: str) -> int:
-        """Row of ``word``; ``KeyError`` naming it when it is not in the vocabulary."""
+        """Row of ``word``; ``KeyError`` naming it when it is not in the vocabulary.
+
+        Raises
+        ------
+        KeyError
+            an unknown or missing key in ``word``.
+        """
         try:
             return self._ids[word]
         except KeyError:
             raise KeyError(f"word {word!r} is not in the vocabulary of {len(self)} words") from None
 
     def encode(self, tokens: Iterable[str]) -> np.ndarray:
-        """Indices of the tokens that are in the vocabulary (the others are dropped), shape ``(n,)``."""
+        """Indices of the tokens that are in the vocabulary (the others are dropped), shape ``(n,)``.
+
+        Raises ``ValueError`` if ``tokens`` is one str (it would be read letter by letter) or holds
+        something other than str.
+        """
+        if isinstance(tokens, str):
+            raise ValueError(f"tokens must be a list of str, not one str (got {tokens[:40]!r}; tokenize it first)")
+        tokens = list(tokens)
+        if not all(isinstance(t, str) for t in tokens):
+            raise ValueError(f"tokens must all be str, got {sorted({type(t).__name__ for t in tokens})}")
         ids = self._ids
         return np.fromiter((ids[t] for t in tokens if t in ids), dtype=np.int64)
 
@@ -79,12 +111,19 @@ class Vocabulary:
 def build_vocabulary(documents: Iterable[Sequence[str]], min_count: int = 5) -> Vocabulary:
     """Count the tokens of ``documents`` and keep the words seen at least ``min_count`` times.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``min_count``, ``documents``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> vocab = build_vocabulary([["the", "cat", "sat"], ["the", "cat"], ["a"]], min_count=2)
     >>> vocab.words, vocab.counts
     (('cat', 'the'), array([2, 2]))
     """
-    if not isinstance(min_count, (int, np.integer)) or min_count < 1:
-        raise ValueError(f"min_count must be a positive integer, got {min_count!r}")
+    min_count = positive_int("min_count", min_count)
+    if isinstance(documents, str):
+        raise ValueError("documents must be a list of token lists, got one str")
     counts = Counter()
     for doc in documents:
         if isinstance(doc, str):
@@ -106,6 +145,12 @@ def keep_probabilities(counts, threshold: float = 1e-3) -> np.ndarray:
     ``min(1, sqrt(threshold / f))``: Mikolov et al. (2013b) discard it with probability
     ``1 - sqrt(t / f)``. Words rarer than ``threshold`` are always kept.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``counts``, ``threshold``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> keep_probabilities([900, 90, 10], threshold=0.01).round(3)
     array([0.105, 0.333, 1.   ])
     """
@@ -113,8 +158,7 @@ def keep_probabilities(counts, threshold: float = 1e-3) -> np.ndarray:
     if counts.size == 0 or counts.min() <= 0:
         raise ValueError(f"counts must be positive, got shape {counts.shape} with minimum "
                          f"{counts.min() if counts.size else 'none'}")
-    if not threshold > 0:
-        raise ValueError(f"threshold must be > 0, got {threshold}")
+    threshold = finite_float("threshold", threshold, low=0, low_open=True)
     freq = counts / counts.sum()
     return np.minimum(1.0, np.sqrt(threshold / freq))
 
@@ -124,12 +168,20 @@ def negative_table(counts, power: float = 0.75, size: int = 1_000_000) -> np.nda
     entries, as in the word2vec tool: a uniform draw from the table is a draw from the smoothed
     unigram distribution. Shape ``(size,)``.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``counts``, ``power``, ``size``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> negative_table([16, 1], power=0.75, size=9)
     array([0, 0, 0, 0, 0, 0, 0, 0, 1])
     """
     counts = as_float_array("counts", counts, ndims=(1,))
     if counts.size == 0 or counts.min() <= 0:
         raise ValueError(f"counts must be positive, got shape {counts.shape}")
+    power = finite_float("power", power, low=0)
+    size = positive_int("size", size)
     p = counts**power
     cdf = np.cumsum(p / p.sum())
     cdf[-1] = 1.0
@@ -144,13 +196,19 @@ def skipgram_pairs(documents: Sequence[np.ndarray], window: int, rng: np.random.
     used more often than far ones). Returns ``(centers, contexts)``, two index arrays of shape
     ``(n_pairs,)``.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``window``, ``documents``, ``rng``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> c, o = skipgram_pairs([np.array([7, 8, 9])], window=1, rng=np.random.default_rng(0))
     >>> sorted(zip(c.tolist(), o.tolist()))
     [(7, 8), (8, 7), (8, 9), (9, 8)]
     """
-    if not isinstance(window, (int, np.integer)) or window < 1:
-        raise ValueError(f"window must be a positive integer, got {window!r}")
-    docs = [np.asarray(d, dtype=np.int64) for d in documents]
+    window = positive_int("window", window)
+    rng = as_rng("rng", rng)
+    docs = [as_ids(f"documents[{i}]", d, np.iinfo(np.int64).max, what="word ids") for i, d in enumerate(documents)]
     ids = np.concatenate(docs) if docs else np.zeros(0, np.int64)
     doc = np.repeat(np.arange(len(docs)), [d.size for d in docs])  # (n,) document of each position
     reach = rng.integers(1, window + 1, size=ids.size)  # (n,) b_i
@@ -238,6 +296,12 @@ def sgns_loss_and_grads(W_in, W_out, centers, contexts, negatives):
 
     With all vectors zero every score is 0, so each pair costs ``(K + 1) log 2``:
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``centers``, ``contexts``, ``W_out``, ``W_in``, ``negatives``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> import numpy as np
     >>> W = np.zeros((4, 3))
     >>> loss, dW_in, dW_out = sgns_loss_and_grads(W, W, [0, 1], [1, 2], [[3, 3], [0, 3]])
@@ -261,7 +325,7 @@ def sgns_loss_and_grads(W_in, W_out, centers, contexts, negatives):
 class SGNSConfig:
     """Settings of :func:`train_sgns`; the defaults are the word2vec tool's unless noted.
 
-    d: 50, the width of a word vector; small enough to train in seconds (the tool's default is 100).
+    dim: 50, the width ``d`` of a word vector (the word2vec tool's ``-size``); small enough to train in seconds (the tool's default is 100).
     window: 3, the largest distance of a context word (the tool: 5; a narrower window costs
         fewer pairs and favours similar words over merely related ones).
     negatives: 5 negative words per pair.
@@ -272,9 +336,15 @@ class SGNSConfig:
     lr: 0.05 per pair (the tool: 0.025 for skip-gram; the larger step makes up for fewer
         passes), decaying linearly to ``lr * 1e-4`` over training.
     seed: everything random (initial vectors, subsampling, windows, order, negatives) derives from it.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``d``, ``lr``, ``subsample``, ``min_count``, ``window``, ``seed``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
     """
 
-    d: int = 50
+    dim: int = 50
     window: int = 3
     negatives: int = 5
     min_count: int = 5
@@ -283,6 +353,15 @@ class SGNSConfig:
     batch_size: int = 1024
     lr: float = 0.05
     seed: int = 0
+
+    def __post_init__(self):
+        """Raises ``ValueError`` for a size that is not an integer >= 1, ``subsample`` or ``lr`` not
+        a finite number > 0, or a negative seed."""
+        for name in ("dim", "window", "negatives", "min_count", "epochs", "batch_size"):
+            positive_int(name, getattr(self, name))
+        finite_float("subsample", self.subsample, low=0, low_open=True)
+        finite_float("lr", self.lr, low=0, low_open=True)
+        positive_int("seed", self.seed, minimum=0)
 
 
 @dataclass(frozen=True)
@@ -316,22 +395,24 @@ def train_sgns(documents: Sequence[Sequence[str]], config: SGNSConfig = SGNSConf
     gradient (:func:`sgns_loss_and_grads` times ``B``), as the word2vec tool does pair by pair.
     ``W_in`` starts uniform in ``[-0.5/d, 0.5/d)`` and ``W_out`` at zero, as in the tool.
 
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``documents``, ``config``: wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
     >>> docs = [["a", "b", "a", "b", "c"]] * 20
-    >>> res = train_sgns(docs, SGNSConfig(d=4, min_count=1, epochs=2, batch_size=8, seed=1))
+    >>> res = train_sgns(docs, SGNSConfig(dim=4, min_count=1, epochs=2, batch_size=8, seed=1))
     >>> res.vocab.words, res.W_in.shape, res.losses.shape == (res.steps_per_epoch.sum(),)
     (('a', 'b', 'c'), (3, 4), True)
     """
+    if not isinstance(config, SGNSConfig):
+        raise ValueError(f"config must be an SGNSConfig, got {type(config).__name__}")
     cfg = config
-    for name in ("d", "window", "negatives", "epochs", "batch_size"):
-        value = getattr(cfg, name)
-        if not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"config.{name} must be a positive integer, got {value!r}")
-    if not (cfg.lr > 0 and np.isfinite(cfg.lr)):
-        raise ValueError(f"config.lr must be a finite number > 0, got {cfg.lr!r}")
     documents = list(documents)
     vocab = build_vocabulary(documents, cfg.min_count)
     rng = np.random.default_rng(cfg.seed)
-    V, d = len(vocab), cfg.d
+    V, d = len(vocab), cfg.dim
     W_in = ((rng.random((V, d)) - 0.5) / d).astype(np.float32)  # float32, as in the tool
     W_out = np.zeros((V, d), dtype=np.float32)
     W_in_initial = W_in.copy()

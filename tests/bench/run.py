@@ -318,11 +318,14 @@ def page_weight(site: Path) -> list[dict]:
             browser = pw.chromium.launch(executable_path=shutil.which("chromium"), args=[
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
             for page_file in sorted(site.glob("*.html")):
-                loaded: dict[str, bytes] = {}
+                responses = []
                 page = browser.new_page()
-                page.on("response", lambda r: loaded.__setitem__(r.url, r.body()) if r.ok else None)
+                page.on("response", lambda r: responses.append(r))
                 page.goto(base + page_file.name, wait_until="networkidle")
                 page.wait_for_timeout(500)  # MathJax typesets after load and may fetch more
+                # Bodies are read before the page closes: reading them in the response handler
+                # raced with page.close() and dropped files (a page once counted without MathJax).
+                loaded: dict[str, bytes] = {r.url: r.body() for r in responses if r.ok}
                 page.close()
                 kinds: dict[str, int] = {}
                 for url, body in loaded.items():

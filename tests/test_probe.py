@@ -1,0 +1,41 @@
+"""seqmodels.probe: equal vectors get equal predictions, the centroid rule by hand, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from seqmodels.probe import linear_probe_accuracy, nearest_centroid_accuracy
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_a_vector_shared_by_both_labels_scores_exactly_one_half(d, copies, seed):
+    """Whatever the probe learns, a vector that occurs equally often with both labels is right
+    for exactly half of its rows: the prediction is a function of the vector."""
+    rng = np.random.default_rng(seed)
+    X_train = rng.normal(size=(12, d))
+    y_train = np.arange(12) % 2
+    shared = rng.normal(size=(2, d))  # two test vectors, each with both labels `copies` times
+    X_test = np.repeat(shared, 2 * copies, axis=0)
+    y_test = np.tile(np.repeat([0, 1], copies), 2)
+    assert nearest_centroid_accuracy(X_train, y_train, X_test, y_test) == 0.5
+    assert linear_probe_accuracy(X_train, y_train, X_test, y_test, steps=20) == 0.5
+
+
+def test_nearest_centroid_matches_a_loop():
+    rng = np.random.default_rng(1)
+    X_train, y_train = rng.normal(size=(30, 4)), rng.integers(0, 3, size=30)
+    X_test, y_test = rng.normal(size=(17, 4)), rng.integers(0, 3, size=17)
+    centroids = [X_train[y_train == k].mean(axis=0) for k in range(3)]
+    pred = [int(np.argmin([np.sum((x - c) ** 2) for c in centroids])) for x in X_test]
+    assert nearest_centroid_accuracy(X_train, y_train, X_test, y_test) == np.mean(np.array(pred) == y_test)
+
+
+def test_bad_input_names_the_argument():
+    X = np.zeros((4, 2))
+    with pytest.raises(ValueError, match="X_test must have 2 columns"):
+        nearest_centroid_accuracy(X, np.array([0, 1, 0, 1]), np.zeros((3, 3)), np.zeros(3, dtype=int))
+    with pytest.raises(ValueError, match="y_train must hold every class 0 .. 2, missing \\[1\\]"):
+        linear_probe_accuracy(X, np.array([0, 2, 0, 2]), X, np.array([0, 1, 0, 1]))
