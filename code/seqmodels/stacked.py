@@ -103,103 +103,221 @@ def _tanh(a):
     return 2.0 * _sig(2.0 * a) - 1.0
 
 
-def _project(xs, W_x, b):
+# --- Workspace ------------------------------------------------------------------------------------
+# The loops below write every intermediate into preallocated arrays (``out=``) instead of letting
+# numpy allocate a fresh one per operation. The arithmetic is the same operation for operation, so
+# the results are bit for bit those of the allocating expressions; what changes is the cost: a
+# fresh array of a few hundred kilobytes is new memory the system must map on first touch, which on
+# the machines measured cost 10-20 times the arithmetic itself.
+_WORKSPACE: dict = {}
+_WORKSPACE_BYTES = 512 * 2 ** 20  #: buffers kept at most; the oldest go first
+
+
+def _ws(name: str, shape, dtype) -> np.ndarray:
+    """A reusable uninitialised array for ``name`` of this shape and dtype (contents undefined)."""
+    key = (name, tuple(shape), np.dtype(dtype))
+    arr = _WORKSPACE.pop(key, None)
+    if arr is None:
+        arr = np.empty(key[1], key[2])
+        total = sum(a.nbytes for a in _WORKSPACE.values()) + arr.nbytes
+        for old in list(_WORKSPACE):
+            if total <= _WORKSPACE_BYTES:
+                break
+            total -= _WORKSPACE.pop(old).nbytes
+    _WORKSPACE[key] = arr  # most recently used last
+    return arr
+
+
+def _sig_(a):
+    """``a = sigmoid_unchecked(a)`` in place, the same operations in the same order."""
+    np.negative(a, out=a)
+    np.minimum(a, 80.0, out=a)
+    np.exp(a, out=a)
+    np.add(a, 1.0, out=a)  # 1.0 + e: addition commutes exactly
+    np.divide(1.0, a, out=a)
+    return a
+
+
+def _tanh_into(c, out):
+    """``out = _tanh(c)`` (``2 sigmoid(2c) - 1``) without allocating."""
+    np.multiply(c, 2.0, out=out)
+    _sig_(out)
+    np.multiply(out, 2.0, out=out)
+    np.subtract(out, 1.0, out=out)
+    return out
+
+
+def _project(xs, W_x, b, tag="p"):
     """``xs @ W_x[s].T + b[s]`` for every model: one matrix product, shape (T, S, B, k)."""
     T, B, d_in = xs.shape
     S, k, _ = W_x.shape
-    out = xs.reshape(T * B, d_in) @ W_x.transpose(2, 0, 1).reshape(d_in, S * k)  # (T B, S k)
-    return out.reshape(T, B, S, k).transpose(0, 2, 1, 3) + b[:, None]
+    flat = np.matmul(xs.reshape(T * B, d_in), W_x.transpose(2, 0, 1).reshape(d_in, S * k),
+                     out=_ws(tag + "flat", (T * B, S * k), xs.dtype))  # (T B, S k)
+    return np.add(flat.reshape(T, B, S, k).transpose(0, 2, 1, 3), b[:, None],
+                  out=_ws(tag + "pre", (T, S, B, k), xs.dtype))
 
 
 def _outer_x(das, xs):
     """``sum_t,b das[t, s, b]^T xs[t, b]`` for every model, shape (S, k, d_in)."""
     T, S, B, k = das.shape
-    return (das.transpose(1, 3, 0, 2).reshape(S * k, T * B) @ xs.reshape(T * B, -1)).reshape(S, k, -1)
+    tr = _ws("ox", (S, k, T, B), das.dtype)
+    np.copyto(tr, das.transpose(1, 3, 0, 2))
+    return (tr.reshape(S * k, T * B) @ xs.reshape(T * B, -1)).reshape(S, k, -1)
 
 
 def _outer_h(das, h_prevs):
     """``sum_t,b das[t, s, b]^T h_prevs[t, s, b]`` for every model, shape (S, k, H)."""
     T, S, B, k = das.shape
-    return das.transpose(1, 3, 0, 2).reshape(S, k, T * B) @ h_prevs.transpose(1, 0, 2, 3).reshape(S, T * B, -1)
+    tr = _ws("oh_d", (S, k, T, B), das.dtype)
+    np.copyto(tr, das.transpose(1, 3, 0, 2))
+    hp = _ws("oh_h", (S, T, B, h_prevs.shape[-1]), h_prevs.dtype)
+    np.copyto(hp, h_prevs.transpose(1, 0, 2, 3))
+    return tr.reshape(S, k, T * B) @ hp.reshape(S, T * B, -1)
 
 
 def _forward(kind: str, p: Params, xs: np.ndarray):
-    """States (T, S, B, H) and what the backward pass needs."""
+    """States (T, S, B, H) and what the backward pass needs (workspace arrays: use, don't keep)."""
     T, B, d_in = xs.shape
+    dt = xs.dtype
     if kind == "rnn":
         pre = _project(xs, p["W_x"], p["b"])  # (T, S, B, H)
         W_hT = np.swapaxes(p["W_h"], 1, 2)  # (S, H, H)
         S, H = pre.shape[1], pre.shape[-1]
-        hs, h = np.empty(pre.shape, xs.dtype), np.zeros((S, B, H), xs.dtype)
+        hs, h = _ws("rnn_hs", pre.shape, dt), np.zeros((S, B, H), dt)
+        hw = _ws("rnn_hw", (S, B, H), dt)
         for t in range(T):
-            h = hs[t] = _tanh(pre[t] + h @ W_hT)
+            np.matmul(h, W_hT, out=hw)
+            h = hs[t]
+            np.add(pre[t], hw, out=h)
+            _tanh_into(h, h)
         return hs, None
     W, b = p["W"], p["b"]
     S, kH = b.shape
     H = kH // _BLOCKS[kind]
-    hs, h = np.empty((T, S, B, H), xs.dtype), np.zeros((S, B, H), xs.dtype)
+    hs, h = _ws(kind + "_hs", (T, S, B, H), dt), np.zeros((S, B, H), dt)
     if kind == "lstm":
         # sigmoid gates and the tanh candidate from one exp: tanh(a) = 2 sigmoid(2a) - 1
-        scale = np.repeat([1.0, 1.0, 2.0, 1.0], H).astype(xs.dtype)
+        scale = np.repeat([1.0, 1.0, 2.0, 1.0], H).astype(dt)
         pre = _project(xs, W[:, :, :d_in] * scale[:, None], b * scale)  # (T, S, B, 4H)
         W_hT = np.swapaxes(W[:, :, d_in:] * scale[:, None], 1, 2)  # (S, H, 4H)
-        acts, cs, c = np.empty((T, S, B, kH), xs.dtype), np.empty((T, S, B, H), xs.dtype), np.zeros((S, B, H), xs.dtype)
+        acts, cs, tcs = (_ws(n, shape, dt) for n, shape in
+                         (("lstm_acts", (T, S, B, kH)), ("lstm_cs", (T, S, B, H)), ("lstm_tcs", (T, S, B, H))))
+        c = np.zeros((S, B, H), dt)
+        hw, tmp = _ws("lstm_hw", (S, B, kH), dt), _ws("lstm_tmp", (S, B, H), dt)
         for t in range(T):
-            a = _sig(pre[t] + h @ W_hT)
-            a[..., 2 * H:3 * H] = 2.0 * a[..., 2 * H:3 * H] - 1.0
-            acts[t] = a
-            c = cs[t] = a[..., :H] * c + a[..., H:2 * H] * a[..., 2 * H:3 * H]
-            h = hs[t] = a[..., 3 * H:] * _tanh(c)
-        return hs, (acts, cs)
+            a = acts[t]
+            np.matmul(h, W_hT, out=hw)
+            np.add(pre[t], hw, out=a)
+            _sig_(a)
+            g = a[..., 2 * H:3 * H]
+            np.multiply(g, 2.0, out=g)
+            np.subtract(g, 1.0, out=g)
+            c_new = cs[t]
+            np.multiply(a[..., :H], c, out=c_new)
+            np.multiply(a[..., H:2 * H], g, out=tmp)
+            np.add(c_new, tmp, out=c_new)
+            c = c_new
+            _tanh_into(c, tcs[t])
+            h = hs[t]
+            np.multiply(a[..., 3 * H:], tcs[t], out=h)
+        return hs, (acts, cs, tcs)
     pre = _project(xs, W[:, :, :d_in], b)  # (T, S, B, 3H)
     W_hT = np.swapaxes(W[:, :, d_in:], 1, 2)  # (S, H, 3H)
-    acts = np.empty((T, S, B, kH), xs.dtype)  # r, z, n
+    acts = _ws("gru_acts", (T, S, B, kH), dt)  # r, z, n
+    hw, rh, tmp = _ws("gru_hw", (S, B, 2 * H), dt), _ws("gru_rh", (S, B, H), dt), _ws("gru_tmp", (S, B, H), dt)
     for t in range(T):
-        rz = acts[t, ..., :2 * H] = _sig(pre[t, ..., :2 * H] + h @ W_hT[..., :2 * H])
-        n = acts[t, ..., 2 * H:] = _tanh(pre[t, ..., 2 * H:] + (rz[..., :H] * h) @ W_hT[..., 2 * H:])
-        h = hs[t] = rz[..., H:] * h + (1.0 - rz[..., H:]) * n
+        # the nonlinearities run on contiguous buffers, as in the allocating expressions
+        rz = acts[t, ..., :2 * H]
+        np.matmul(h, W_hT[..., :2 * H], out=hw)
+        np.add(pre[t, ..., :2 * H], hw, out=hw)
+        rz[...] = _sig_(hw)
+        np.multiply(rz[..., :H], h, out=rh)
+        n = acts[t, ..., 2 * H:]
+        np.matmul(rh, W_hT[..., 2 * H:], out=tmp)
+        np.add(pre[t, ..., 2 * H:], tmp, out=tmp)
+        n[...] = _tanh_into(tmp, tmp)
+        h_new = hs[t]
+        np.multiply(rz[..., H:], h, out=h_new)
+        np.subtract(1.0, rz[..., H:], out=tmp)
+        np.multiply(tmp, n, out=tmp)
+        np.add(h_new, tmp, out=h_new)
+        h = h_new
     return hs, acts
+
+
+def _h_prevs(hs):
+    """``[0, hs[0], ..., hs[T-2]]`` (T, S, B, H) in the workspace."""
+    out = _ws("h_prevs", hs.shape, hs.dtype)
+    out[0] = 0.0
+    out[1:] = hs[:-1]
+    return out
 
 
 def _backward(kind: str, p: Params, xs: np.ndarray, hs: np.ndarray, cache, dh_last: np.ndarray) -> Params:
     """Gradients of ``sum(hs[-1] * dh_last)`` for the recurrent weights (the head is separate)."""
     T, B, d_in = xs.shape
     S, _, H = hs.shape[1:]
+    dt = xs.dtype
     kH = _BLOCKS[kind] * H
-    h_prevs = np.concatenate([np.zeros((1, S, B, H), xs.dtype), hs[:-1]])
+    h_prevs = _h_prevs(hs)
     if kind == "rnn":
         W_h = p["W_h"]
-        das = np.empty_like(hs)
+        das = _ws("rnn_das", hs.shape, dt)
+        tmp = _ws("rnn_btmp", (S, B, H), dt)
         dh = dh_last
         for t in reversed(range(T)):
-            da = das[t] = dh * (1.0 - hs[t] ** 2)
+            da = das[t]
+            np.square(hs[t], out=tmp)
+            np.subtract(1.0, tmp, out=tmp)
+            np.multiply(dh, tmp, out=da)
             dh = da @ W_h
         return {"W_h": _outer_h(das, h_prevs), "W_x": _outer_x(das, xs), "b": das.sum(axis=(0, 2))}
     W = p["W"]
     W_h = W[:, :, d_in:]  # (S, kH, H)
     if kind == "lstm":
-        acts, cs = cache
+        acts, cs, tc = cache
         f, i, g, o = (acts[..., k * H:(k + 1) * H] for k in range(4))
-        c_prevs = np.concatenate([np.zeros((1, S, B, H), xs.dtype), cs[:-1]])
-        tc = _tanh(cs)
+        c_prevs = _ws("lstm_cprev", cs.shape, dt)
+        c_prevs[0] = 0.0
+        c_prevs[1:] = cs[:-1]
         # local derivatives of every step at once; the loop only carries dh and dc back
-        dc_from_h = o * (1.0 - tc ** 2)
-        local = np.stack([c_prevs * f * (1.0 - f), g * i * (1.0 - i), i * (1.0 - g ** 2),
-                          tc * o * (1.0 - o)], axis=3)  # (T, S, B, 4, H): dz blocks per unit of dc (f, i, g), dh (o)
-        f = np.ascontiguousarray(f)
-        das = np.empty((T, S, B, 4, H), xs.dtype)
-        dh, dc = dh_last, np.zeros((S, B, H), xs.dtype)
+        dc_from_h = _ws("lstm_dcfh", cs.shape, dt)
+        np.square(tc, out=dc_from_h)
+        np.subtract(1.0, dc_from_h, out=dc_from_h)
+        np.multiply(o, dc_from_h, out=dc_from_h)
+        # dz blocks per unit of dc (f, i, g) and of dh (o), each as in the expressions
+        #   c_prev * f * (1 - f),  g * i * (1 - i),  i * (1 - g ** 2),  tc * o * (1 - o)
+        # computed over the whole width 4H at once (contiguous) and patched in the g block.
+        local = _ws("lstm_local", acts.shape, dt)  # (T, S, B, 4H): first factors, then the product
+        one_minus = _ws("lstm_1m", acts.shape, dt)  # (1 - gate), and (1 - g ** 2) in the g block
+        local[..., :H] = c_prevs
+        local[..., H:2 * H] = g
+        local[..., 3 * H:] = tc
+        np.multiply(local, acts, out=local)
+        local[..., 2 * H:3 * H] = i
+        np.subtract(1.0, acts, out=one_minus)
+        gm = one_minus[..., 2 * H:3 * H]
+        np.square(g, out=gm)
+        np.subtract(1.0, gm, out=gm)
+        np.multiply(local, one_minus, out=local)
+        local = local.reshape(T, S, B, 4, H)
+        f = _ws("lstm_f", cs.shape, dt)
+        np.copyto(f, acts[..., :H])
+        das = _ws("lstm_das", (T, S, B, 4, H), dt)
+        dh, dc = dh_last, np.zeros((S, B, H), dt)
+        tmp, dh_buf = _ws("lstm_btmp", (S, B, H), dt), _ws("lstm_dh", (S, B, H), dt)
         for t in reversed(range(T)):
-            dc = dc + dh * dc_from_h[t]
-            das[t, :, :, :3] = dc[:, :, None] * local[t, :, :, :3]
-            das[t, :, :, 3] = dh * local[t, :, :, 3]
-            dh = das[t].reshape(S, B, kH) @ W_h
-            dc = dc * f[t]
+            np.multiply(dh, dc_from_h[t], out=tmp)
+            np.add(dc, tmp, out=dc)
+            np.multiply(dc[:, :, None], local[t, :, :, :3], out=das[t, :, :, :3])
+            np.multiply(dh, local[t, :, :, 3], out=das[t, :, :, 3])
+            dh = np.matmul(das[t].reshape(S, B, kH), W_h, out=dh_buf)
+            np.multiply(dc, f[t], out=dc)
         das = das.reshape(T, S, B, kH)
         dW_h = _outer_h(das, h_prevs)
     else:
         r, z, n = (cache[..., k * H:(k + 1) * H] for k in range(3))
-        das = np.empty_like(cache)
+        das = _ws("gru_das", cache.shape, dt)
         dh = dh_last
         for t in reversed(range(T)):
             da_n = das[t, ..., 2 * H:] = dh * (1.0 - z[t]) * (1.0 - n[t] ** 2)
@@ -207,7 +325,9 @@ def _backward(kind: str, p: Params, xs: np.ndarray, hs: np.ndarray, cache, dh_la
             drh = da_n @ W_h[:, 2 * H:]
             das[t, ..., :H] = drh * h_prevs[t] * r[t] * (1.0 - r[t])
             dh = dh * z[t] + drh * r[t] + das[t, ..., :2 * H] @ W_h[:, :2 * H]
-        dW_h = np.concatenate([_outer_h(das[..., :2 * H], h_prevs), _outer_h(das[..., 2 * H:], r * h_prevs)], axis=1)
+        rh = _ws("gru_rhp", h_prevs.shape, dt)
+        np.multiply(r, h_prevs, out=rh)
+        dW_h = np.concatenate([_outer_h(das[..., :2 * H], h_prevs), _outer_h(das[..., 2 * H:], rh)], axis=1)
     return {"W": np.concatenate([_outer_x(das, xs), dW_h], axis=2), "b": das.sum(axis=(0, 2))}
 
 
