@@ -32,7 +32,11 @@ from .train import TrainConfig
 
 @dataclass(frozen=True)
 class AgreementTask:
-    """The vocabulary of the agreement task; ``d_in`` is the one-hot width."""
+    """The vocabulary of the agreement task; ``d_in`` is the one-hot width.
+
+    Raises ``ValueError`` unless ``n_nouns`` and ``n_fillers`` are integers >= 1 and ``p_noun``
+    is a number in [0, 1].
+    """
 
     n_nouns: int = 4  #: noun stems, each with a singular and a plural token
     n_fillers: int = 4  #: words with no number (determiners, adjectives, prepositions)

@@ -232,7 +232,7 @@ class ArmsResult:
                    first.n_params, first.chance, first.solved_at)
 
     def index(self, name: str) -> int:
-        """Position of the arm called ``name`` (``KeyError`` if there is none)."""
+        """Position of the arm called ``name``; raises ``KeyError`` if there is none."""
         names = [a.name for a in self.arms]
         one_of("name", name, names)
         return names.index(name)

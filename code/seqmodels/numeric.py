@@ -34,14 +34,14 @@ def sigmoid(z) -> np.ndarray:
     return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
-def sigmoid_unchecked(z: np.ndarray) -> np.ndarray:
+def _sigmoid_unchecked(z: np.ndarray) -> np.ndarray:
     """:func:`sigmoid` without the input checks, for inner loops over arrays already checked.
 
     One ``exp`` of the clipped ``-z`` (``exp(80)`` is finite even in float32), which numpy
     vectorises; its float64 ``tanh`` is several times slower, so ``tanh(a) = 2 sigmoid(2a) - 1``
     is cheaper too.
 
-    >>> sigmoid_unchecked(np.array([-1e4, 0.0, 1.0]))
+    >>> _sigmoid_unchecked(np.array([-1e4, 0.0, 1.0]))
     array([1.80485139e-35, 5.00000000e-01, 7.31058579e-01])
     """
     return 1.0 / (1.0 + np.exp(np.minimum(-z, 80.0)))

@@ -28,7 +28,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_float_array, finite_float, one_of, positive_int
-from .numeric import sigmoid_unchecked
+from .numeric import _sigmoid_unchecked
 from .optim import Adam
 from .train import Recurrence, TrainConfig, gru_cell, init_classifier, lstm_cell, rnn_cell
 
@@ -43,6 +43,13 @@ class Arm:
 
     ``option`` is the spectral radius of ``W_h`` for ``"rnn"``, the forget bias for ``"lstm"`` and
     the update-gate bias for ``"gru"``.
+
+    Raises
+    ------
+    KeyError
+        an unknown ``kind``.
+    ValueError
+        ``d_hidden`` not an integer >= 1, or ``option`` not finite.
     """
 
     name: str
@@ -62,9 +69,12 @@ class Arm:
     def n_params(self, d_in: int, n_classes: int) -> int:
         """Trained numbers of one model: the recurrent layer and the linear read-out.
 
+        Raises ``ValueError`` unless ``d_in`` and ``n_classes`` are integers >= 1.
+
         >>> Arm("LSTM", "lstm").n_params(9, 4), Arm("RNN", "rnn").n_params(9, 4)
         (1732, 484)
         """
+        d_in, n_classes = positive_int("d_in", d_in), positive_int("n_classes", n_classes)
         H, k = self.d_hidden, _BLOCKS[self.kind]
         return k * H * (d_in + H) + k * H + n_classes * H + n_classes
 
@@ -91,12 +101,19 @@ def init_stack(arm: Arm, d_in: int, n_classes: int, seeds) -> Params:
 
 
 def unstack(params: Params, k: int) -> Params:
-    """Model ``k`` of a stack, in the layout of :func:`seqmodels.train.predict` (copies)."""
+    """Model ``k`` of a stack, in the layout of :func:`seqmodels.train.predict` (copies).
+
+    Raises ``ValueError`` unless ``k`` is an integer index into the stack's leading axis.
+    """
+    n = len(next(iter(params.values()))) if params else 0
+    k = positive_int("k", k, minimum=0)
+    if k >= n:
+        raise ValueError(f"k must be < {n}, the number of stacked models, got {k}")
     return {name: np.array(v[k]) for name, v in params.items()}
 
 
 def _sig(a):
-    return sigmoid_unchecked(a)
+    return _sigmoid_unchecked(a)
 
 
 def _tanh(a):
@@ -129,7 +146,7 @@ def _ws(name: str, shape, dtype) -> np.ndarray:
 
 
 def _sig_(a):
-    """``a = sigmoid_unchecked(a)`` in place, the same operations in the same order."""
+    """``a = _sigmoid_unchecked(a)`` in place, the same operations in the same order."""
     np.negative(a, out=a)
     np.minimum(a, 80.0, out=a)
     np.exp(a, out=a)

@@ -141,7 +141,14 @@ def lstm_cell(forget_bias: float = 1.0) -> Recurrence:
 
 def gru_cell(update_bias: float = 0.0) -> Recurrence:
     """The GRU of :mod:`seqmodels.gru`, initialised by :func:`seqmodels.gru.init_gru` with
-    ``update_bias`` (0, the default, starts the update gate at one half)."""
+    ``update_bias`` (0, the default, starts the update gate at one half).
+
+    Raises
+    ------
+    ValueError
+        ``update_bias`` not finite.
+    """
+    update_bias = finite_float("update_bias", update_bias)
 
     def init(d_in, d_hidden, rng):
         W, b = init_gru(d_in, d_hidden, rng, update_bias=update_bias)
