@@ -947,8 +947,9 @@ case("gru.gru_forward", "h0 of the wrong size", "h0", lambda: gru.gru_forward(_G
 case("gru.gru_backward", "dhs of the wrong shape", "dhs",
      lambda: gru.gru_backward(_GX, np.zeros(2), _GW, _GB, np.zeros((3, 2))))
 case("gru.gru_backward", "inf b", "b", lambda: gru.gru_backward(_GX, np.zeros(2), _GW, _GB + INF, np.zeros((4, 2))))
+case("numeric.sigmoid_unchecked", "a list, not an array", "z", lambda: numeric.sigmoid_unchecked([0.0, 1.0]))
+case("numeric.sigmoid_unchecked", "an integer array", "z", lambda: numeric.sigmoid_unchecked(np.arange(3)))
 case("train.gru_cell", "update_bias NaN", "update_bias", lambda: train.gru_cell(NAN))
-case("numeric.sigmoid", "NaN", "z", lambda: numeric.sigmoid(np.array([NAN])))
 _ARM = stacked.Arm("LSTM", "lstm", 2, 3.0)
 _TASK = delay.DelayTask()
 _STACK = stacked.init_stack(_ARM, _TASK.d_in, _TASK.n_symbols, (0, 1))

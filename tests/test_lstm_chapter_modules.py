@@ -54,7 +54,8 @@ def test_arms_experiment_records_every_budget_and_table():
     r = arms_experiment([2], arms=DELAY_ARMS[:2], seeds=(0, 1), budgets=(2, 4), config=TrainConfig(steps=4), n_test=30)
     assert isinstance(r, ArmsResult) and r.accuracy.shape == (2, 1, 2, 2)
     assert r.solved().shape == (2, 1, 2) and r.final().shape == (2, 1, 2)
-    assert "| RNN, 36 units | 1,804 |" in r.table()
+    rows = [[text for text, _ in row] for row in r.table().cells]
+    assert rows[1][:2] == ["RNN, 36 units", "1,804"] and rows[1][3].endswith(" of 2")  # arm, parameters, solved
     with pytest.raises(KeyError):
         r.index("LSTM")
     with pytest.raises(ValueError, match="budgets must be <="):

@@ -28,7 +28,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_float_array, finite_float, one_of, positive_int
-from .numeric import _sigmoid_unchecked
+from .numeric import sigmoid_unchecked
 from .optim import Adam
 from .train import Recurrence, TrainConfig, gru_cell, init_classifier, lstm_cell, rnn_cell
 
@@ -113,7 +113,7 @@ def unstack(params: Params, k: int) -> Params:
 
 
 def _sig(a):
-    return _sigmoid_unchecked(a)
+    return sigmoid_unchecked(a)
 
 
 def _tanh(a):
@@ -146,7 +146,7 @@ def _ws(name: str, shape, dtype) -> np.ndarray:
 
 
 def _sig_(a):
-    """``a = _sigmoid_unchecked(a)`` in place, the same operations in the same order."""
+    """``a = sigmoid_unchecked(a)`` in place, the same operations in the same order."""
     np.negative(a, out=a)
     np.minimum(a, 80.0, out=a)
     np.exp(a, out=a)
