@@ -245,17 +245,19 @@ def _check_ids(ids, vocab_size: int, name: str = "ids") -> np.ndarray:
 def _run_direction(params: Params, direction: str, ids: np.ndarray):
     """One direction's stack over ``ids`` (T, B) already in its reading order.
 
-    Returns the input of every layer and the states of every layer, each (T, B, .)."""
-    inputs, states = [], []
+    Returns the input of every layer, the states of every layer, each (T, B, .), and every layer's
+    ``(hs, cs, gates)`` for :func:`seqmodels.lstm.lstm_backward`, which then need not run it again."""
+    inputs, states, forwards = [], [], []
     x = params["E"][ids]  # (T, B, d_embed)
     for layer in range(n_layers_of(params)):
         W, b = params[f"{direction}{layer}.W"], params[f"{direction}{layer}.b"]
         z = _zero_state(x, W)
-        h = lstm_forward(x, z, z, W, b)[0]  # (T, B, d_hidden)
+        hs, cs, gates = lstm_forward(x, z, z, W, b, return_gates=True)  # each (T, B, d_hidden)
         inputs.append(x)
-        states.append(h)
-        x = h
-    return inputs, states
+        states.append(hs)
+        forwards.append((hs, cs, gates))
+        x = hs
+    return inputs, states, forwards
 
 
 def bilm_states(params: Params, ids) -> list[np.ndarray]:
@@ -286,8 +288,8 @@ def bilm_states(params: Params, ids) -> list[np.ndarray]:
     V, _ = _check_params(params)
     ids = _check_ids(ids, V)
     batched = ids if ids.ndim == 2 else ids[:, None]  # (T, B)
-    _, h_f = _run_direction(params, "fwd", batched)
-    _, h_b = _run_direction(params, "bwd", batched[::-1])
+    h_f = _run_direction(params, "fwd", batched)[1]
+    h_b = _run_direction(params, "bwd", batched[::-1])[1]
     layers = [np.concatenate([f, b[::-1]], axis=-1) for f, b in zip(h_f, h_b)]  # (T, B, 2H)
     return layers if ids.ndim == 2 else [h[:, 0] for h in layers]
 
@@ -348,7 +350,7 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
     total = 0.0
     g: Params = {k: np.zeros_like(v, dtype=np.float64) for k, v in params.items()} if grads else {}
     for direction, order in zip(DIRECTIONS, (ids, ids[::-1])):
-        inputs, states = _run_direction(params, direction, order)
+        inputs, states, forwards = _run_direction(params, direction, order)
         top = states[-1][:-1].reshape(-1, H)  # ((T-1) B, H): every state that predicts a token
         loss, dlogits = softmax_cross_entropy(top @ W_out.T + b_out, order[1:].ravel())
         total += loss / 2
@@ -363,7 +365,7 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
             key = f"{direction}{layer}"
             W, b = params[f"{key}.W"], params[f"{key}.b"]
             z = _zero_state(inputs[layer], W)
-            gl = lstm_backward(inputs[layer], z, z, W, b, dhs)
+            gl = lstm_backward(inputs[layer], z, z, W, b, dhs, forward=forwards[layer])
             g[f"{key}.W"] += gl["W"]
             g[f"{key}.b"] += gl["b"]
             dhs = gl["xs"]  # gradient at this layer's input: the states of the layer below
