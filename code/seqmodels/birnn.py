@@ -47,7 +47,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_float_array, as_ids, as_rng, check_shape, finite_float, positive_int
-from .lstm import init_lstm, lstm_backward, lstm_forward
+from .lstm import init_lstm, lstm_forward
 from .numeric import softmax, softmax_cross_entropy
 from .optim import Adam, clip_grad_norm
 
@@ -242,21 +242,89 @@ def _check_ids(ids, vocab_size: int, name: str = "ids") -> np.ndarray:
     return ids
 
 
+def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray):
+    """:func:`seqmodels.lstm.lstm_forward` from zero states on checked ``xs`` (T, B, d_in), with
+    ``return_gates``: ``(hs, cs, gates)``. The same recurrence, computed more cheaply: every
+    sigmoid is ``1 / (1 + exp(-a))`` and every tanh ``2 sigmoid(2 a) - 1``, one ``exp`` each, which
+    numpy vectorises while its float64 ``tanh`` is several times slower; the results agree with
+    :func:`~seqmodels.lstm.lstm_forward` to round-off (tests/test_birnn.py). Returns ``hs, cs``,
+    the activations ``acts`` (T, B, 4H) of the gates f, i, g, o and ``tanh(cs)``."""
+    T, B, d_in = xs.shape
+    H = W.shape[0] // 4
+    scale = np.repeat([-1.0, -1.0, -2.0, -1.0], H)  # exp(-a) for the gates, exp(-2 a) for g
+    pre = (xs @ W[:, :d_in].T + b) * scale  # (T, B, 4H): every step's input part at once
+    W_hT = (W[:, d_in:] * scale[:, None]).T  # (H, 4H), scaled the same way
+    acts, hs, cs, tcs = (np.empty((T, B, k * H)) for k in (4, 1, 1, 1))
+    hw = np.empty((B, 4 * H))
+    h, c = np.zeros((B, H)), np.zeros((B, H))
+    for t in range(T):
+        a = acts[t]
+        np.matmul(h, W_hT, out=hw)
+        np.add(pre[t], hw, out=a)
+        np.minimum(a, 80.0, out=a)  # exp(80) is finite
+        np.exp(a, out=a)
+        np.add(a, 1.0, out=a)
+        np.divide(1.0, a, out=a)  # sigmoid of every block; g's block is sigmoid(2 a_g)
+        g = a[:, 2 * H:3 * H]
+        np.multiply(g, 2.0, out=g)
+        np.subtract(g, 1.0, out=g)  # tanh(a_g)
+        c = np.add(a[:, :H] * c, a[:, H:2 * H] * g, out=cs[t])
+        tc = tcs[t]
+        np.multiply(c, -2.0, out=tc)
+        np.minimum(tc, 80.0, out=tc)
+        np.exp(tc, out=tc)
+        np.add(tc, 1.0, out=tc)
+        np.divide(2.0, tc, out=tc)
+        np.subtract(tc, 1.0, out=tc)  # tanh(c)
+        h = np.multiply(a[:, 3 * H:], tc, out=hs[t])
+    return hs, cs, acts, tcs
+
+
+def _lstm_layer_backward(xs: np.ndarray, W: np.ndarray, forward, dhs: np.ndarray):
+    """:func:`seqmodels.lstm.lstm_backward` from zero states for a :func:`_lstm_layer` pass
+    ``forward``: the gradients ``(dW, db, dxs)`` of ``sum(hs * dhs)``, the same formulas, with
+    ``tanh(c)`` kept from the forward pass and the three cell-driven blocks of ``dz`` written by
+    one product per step; equal to :func:`~seqmodels.lstm.lstm_backward` to round-off
+    (tests/test_birnn.py)."""
+    hs, cs, acts, tcs = forward
+    T, B, d_in = xs.shape
+    H = hs.shape[-1]
+    f, i, g, o = (acts[..., k * H:(k + 1) * H] for k in range(4))
+    c_prevs = np.concatenate([np.zeros((1, B, H)), cs[:-1]])
+    h_prevs = np.concatenate([np.zeros((1, B, H)), hs[:-1]])
+    dc_from_h = o * (1.0 - tcs ** 2)  # dh_t -> dc_t through h_t = o * tanh(c_t)
+    dzs = np.empty((T, B, 4, H))  # dL/dz of every step, blocks f, i, g, o
+    dc_to_z = np.stack([c_prevs * f * (1.0 - f), g * i * (1.0 - i), i * (1.0 - g ** 2)], axis=2)
+    dh_to_z = tcs * o * (1.0 - o)  # (T, B, H): dh_t -> z block o
+    W_h = W[:, d_in:]
+    dh_next, dc_next = np.zeros((B, H)), np.zeros((B, H))
+    dh, dc = np.empty((B, H)), np.empty((B, H))
+    for t in reversed(range(T)):
+        np.add(dhs[t], dh_next, out=dh)  # from outside + from step t+1
+        np.multiply(dh, dc_from_h[t], out=dc)
+        np.add(dc_next, dc, out=dc)
+        np.multiply(dc[:, None], dc_to_z[t], out=dzs[t, :, :3])
+        np.multiply(dh, dh_to_z[t], out=dzs[t, :, 3])
+        dh_next = dzs[t].reshape(B, 4 * H) @ W_h
+        dc_next = dc * f[t]  # the cell path: multiplied by the forget gate only
+    dz2 = dzs.reshape(T * B, 4 * H)
+    dW = np.concatenate([dz2.T @ xs.reshape(-1, d_in), dz2.T @ h_prevs.reshape(-1, H)], axis=1)
+    return dW, dz2.sum(axis=0), (dz2 @ W[:, :d_in]).reshape(T, B, d_in)
+
+
 def _run_direction(params: Params, direction: str, ids: np.ndarray):
     """One direction's stack over ``ids`` (T, B) already in its reading order.
 
     Returns the input of every layer, the states of every layer, each (T, B, .), and every layer's
-    ``(hs, cs, gates)`` for :func:`seqmodels.lstm.lstm_backward`, which then need not run it again."""
+    :func:`_lstm_layer` result for :func:`_lstm_layer_backward`, which then need not run it again."""
     inputs, states, forwards = [], [], []
     x = params["E"][ids]  # (T, B, d_embed)
     for layer in range(n_layers_of(params)):
-        W, b = params[f"{direction}{layer}.W"], params[f"{direction}{layer}.b"]
-        z = _zero_state(x, W)
-        hs, cs, gates = lstm_forward(x, z, z, W, b, return_gates=True)  # each (T, B, d_hidden)
+        forward = _lstm_layer(x, params[f"{direction}{layer}.W"], params[f"{direction}{layer}.b"])
         inputs.append(x)
-        states.append(hs)
-        forwards.append((hs, cs, gates))
-        x = hs
+        states.append(forward[0])  # (T, B, d_hidden)
+        forwards.append(forward)
+        x = forward[0]
     return inputs, states, forwards
 
 
@@ -318,6 +386,7 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
         dW_out          += dlogits^T h_top;   db_out += sum dlogits
         dh_top[:-1]      = dlogits W_out                   # the last state predicts nothing
         dW, db, dxs      = lstm_backward(layer input, dh)  # layer by layer, top to bottom
+                                                            # (its formulas, in _lstm_layer_backward)
         dE[ids[t]]      += dxs[t]                           # the embedding rows that were read
 
     Parameters
@@ -363,12 +432,10 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
         dhs[:-1] = (dlogits @ W_out).reshape(T - 1, B, H)
         for layer in reversed(range(len(states))):
             key = f"{direction}{layer}"
-            W, b = params[f"{key}.W"], params[f"{key}.b"]
-            z = _zero_state(inputs[layer], W)
-            gl = lstm_backward(inputs[layer], z, z, W, b, dhs, forward=forwards[layer])
-            g[f"{key}.W"] += gl["W"]
-            g[f"{key}.b"] += gl["b"]
-            dhs = gl["xs"]  # gradient at this layer's input: the states of the layer below
+            dW, db, dhs = _lstm_layer_backward(inputs[layer], params[f"{key}.W"], forwards[layer], dhs)
+            g[f"{key}.W"] += dW
+            g[f"{key}.b"] += db
+            # dhs is now the gradient at this layer's input: the states of the layer below
         np.add.at(g["E"], order, dhs)  # dhs is now dL/dx for every token read: (T, B, d_embed)
     return total, g
 
