@@ -243,20 +243,22 @@ def _check_ids(ids, vocab_size: int, name: str = "ids") -> np.ndarray:
 
 
 def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray):
-    """:func:`seqmodels.lstm.lstm_forward` from zero states on checked ``xs`` (T, B, d_in), with
-    ``return_gates``: ``(hs, cs, gates)``. The same recurrence, computed more cheaply: every
-    sigmoid is ``1 / (1 + exp(-a))`` and every tanh ``2 sigmoid(2 a) - 1``, one ``exp`` each, which
-    numpy vectorises while its float64 ``tanh`` is several times slower; the results agree with
-    :func:`~seqmodels.lstm.lstm_forward` to round-off (tests/test_birnn.py). Returns ``hs, cs``,
-    the activations ``acts`` (T, B, 4H) of the gates f, i, g, o and ``tanh(cs)``."""
-    T, B, d_in = xs.shape
-    H = W.shape[0] // 4
+    """:func:`seqmodels.lstm.lstm_forward` from zero states for ``D`` LSTMs side by side (the two
+    directions of a layer): ``xs`` (T, D, B, d_in), ``W`` (D, 4H, d_in + H), ``b`` (D, 4H), all
+    checked. The same recurrence, computed more cheaply: one time step of the ``D`` LSTMs is one
+    batched product, every sigmoid is ``1 / (1 + exp(-a))`` and every tanh ``2 sigmoid(2 a) - 1``,
+    one ``exp`` each, which numpy vectorises while its float64 ``tanh`` is several times slower.
+    The results agree with :func:`~seqmodels.lstm.lstm_forward` to round-off (tests/test_birnn.py).
+    Returns ``hs, cs`` (T, D, B, H), the activations ``acts`` (T, D, B, 4H) of the gates f, i, g, o
+    and ``tanh(cs)``."""
+    T, D, B, d_in = xs.shape
+    H = W.shape[1] // 4
     scale = np.repeat([-1.0, -1.0, -2.0, -1.0], H)  # exp(-a) for the gates, exp(-2 a) for g
-    pre = (xs @ W[:, :d_in].T + b) * scale  # (T, B, 4H): every step's input part at once
-    W_hT = (W[:, d_in:] * scale[:, None]).T  # (H, 4H), scaled the same way
-    acts, hs, cs, tcs = (np.empty((T, B, k * H)) for k in (4, 1, 1, 1))
-    hw = np.empty((B, 4 * H))
-    h, c = np.zeros((B, H)), np.zeros((B, H))
+    pre = (xs @ np.swapaxes(W[:, :, :d_in], 1, 2) + b[:, None]) * scale  # every step's input part
+    W_hT = np.swapaxes(W[:, :, d_in:] * scale[:, None], 1, 2)  # (D, H, 4H), scaled the same way
+    acts, hs, cs, tcs = (np.empty((T, D, B, k * H)) for k in (4, 1, 1, 1))
+    hw = np.empty((D, B, 4 * H))
+    h, c = np.zeros((D, B, H)), np.zeros((D, B, H))
     for t in range(T):
         a = acts[t]
         np.matmul(h, W_hT, out=hw)
@@ -265,10 +267,10 @@ def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray):
         np.exp(a, out=a)
         np.add(a, 1.0, out=a)
         np.divide(1.0, a, out=a)  # sigmoid of every block; g's block is sigmoid(2 a_g)
-        g = a[:, 2 * H:3 * H]
+        g = a[..., 2 * H:3 * H]
         np.multiply(g, 2.0, out=g)
         np.subtract(g, 1.0, out=g)  # tanh(a_g)
-        c = np.add(a[:, :H] * c, a[:, H:2 * H] * g, out=cs[t])
+        c = np.add(a[..., :H] * c, a[..., H:2 * H] * g, out=cs[t])
         tc = tcs[t]
         np.multiply(c, -2.0, out=tc)
         np.minimum(tc, 80.0, out=tc)
@@ -276,56 +278,72 @@ def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray):
         np.add(tc, 1.0, out=tc)
         np.divide(2.0, tc, out=tc)
         np.subtract(tc, 1.0, out=tc)  # tanh(c)
-        h = np.multiply(a[:, 3 * H:], tc, out=hs[t])
+        h = np.multiply(a[..., 3 * H:], tc, out=hs[t])
     return hs, cs, acts, tcs
 
 
 def _lstm_layer_backward(xs: np.ndarray, W: np.ndarray, forward, dhs: np.ndarray):
     """:func:`seqmodels.lstm.lstm_backward` from zero states for a :func:`_lstm_layer` pass
-    ``forward``: the gradients ``(dW, db, dxs)`` of ``sum(hs * dhs)``, the same formulas, with
-    ``tanh(c)`` kept from the forward pass and the three cell-driven blocks of ``dz`` written by
-    one product per step; equal to :func:`~seqmodels.lstm.lstm_backward` to round-off
-    (tests/test_birnn.py)."""
+    ``forward``: the gradients ``(dW, db, dxs)`` of ``sum(hs * dhs)``, shaped like ``W``, ``b``
+    and ``xs``. The same formulas, with ``tanh(c)`` kept from the forward pass and the three
+    cell-driven blocks of ``dz`` written by one product per step; equal to
+    :func:`~seqmodels.lstm.lstm_backward` to round-off (tests/test_birnn.py)."""
     hs, cs, acts, tcs = forward
-    T, B, d_in = xs.shape
+    T, D, B, d_in = xs.shape
     H = hs.shape[-1]
     f, i, g, o = (acts[..., k * H:(k + 1) * H] for k in range(4))
-    c_prevs = np.concatenate([np.zeros((1, B, H)), cs[:-1]])
-    h_prevs = np.concatenate([np.zeros((1, B, H)), hs[:-1]])
+    c_prevs = np.concatenate([np.zeros((1, D, B, H)), cs[:-1]])
+    h_prevs = np.concatenate([np.zeros((1, D, B, H)), hs[:-1]])
     dc_from_h = o * (1.0 - tcs ** 2)  # dh_t -> dc_t through h_t = o * tanh(c_t)
-    dzs = np.empty((T, B, 4, H))  # dL/dz of every step, blocks f, i, g, o
-    dc_to_z = np.stack([c_prevs * f * (1.0 - f), g * i * (1.0 - i), i * (1.0 - g ** 2)], axis=2)
-    dh_to_z = tcs * o * (1.0 - o)  # (T, B, H): dh_t -> z block o
-    W_h = W[:, d_in:]
-    dh_next, dc_next = np.zeros((B, H)), np.zeros((B, H))
-    dh, dc = np.empty((B, H)), np.empty((B, H))
+    dzs = np.empty((T, D, B, 4, H))  # dL/dz of every step, blocks f, i, g, o
+    dc_to_z = np.stack([c_prevs * f * (1.0 - f), g * i * (1.0 - i), i * (1.0 - g ** 2)], axis=3)
+    dh_to_z = tcs * o * (1.0 - o)  # (T, D, B, H): dh_t -> z block o
+    W_h = W[:, :, d_in:]  # (D, 4H, H)
+    dh_next, dc_next = np.zeros((D, B, H)), np.zeros((D, B, H))
+    dh, dc = np.empty((D, B, H)), np.empty((D, B, H))
     for t in reversed(range(T)):
         np.add(dhs[t], dh_next, out=dh)  # from outside + from step t+1
         np.multiply(dh, dc_from_h[t], out=dc)
         np.add(dc_next, dc, out=dc)
-        np.multiply(dc[:, None], dc_to_z[t], out=dzs[t, :, :3])
-        np.multiply(dh, dh_to_z[t], out=dzs[t, :, 3])
-        dh_next = dzs[t].reshape(B, 4 * H) @ W_h
+        np.multiply(dc[:, :, None], dc_to_z[t], out=dzs[t, :, :, :3])
+        np.multiply(dh, dh_to_z[t], out=dzs[t, :, :, 3])
+        dh_next = dzs[t].reshape(D, B, 4 * H) @ W_h
         dc_next = dc * f[t]  # the cell path: multiplied by the forget gate only
-    dz2 = dzs.reshape(T * B, 4 * H)
-    dW = np.concatenate([dz2.T @ xs.reshape(-1, d_in), dz2.T @ h_prevs.reshape(-1, H)], axis=1)
-    return dW, dz2.sum(axis=0), (dz2 @ W[:, :d_in]).reshape(T, B, d_in)
+    dz = dzs.reshape(T, D, B, 4 * H).transpose(1, 3, 0, 2).reshape(D, 4 * H, T * B)  # (D, 4H, T B)
+    x2 = xs.transpose(1, 0, 2, 3).reshape(D, T * B, d_in)
+    h2 = h_prevs.transpose(1, 0, 2, 3).reshape(D, T * B, H)
+    dW = np.concatenate([dz @ x2, dz @ h2], axis=2)
+    dxs = dzs.reshape(T, D, B, 4 * H) @ W[:, :, :d_in]  # (T, D, B, d_in)
+    return dW, dz.sum(axis=2), dxs
 
 
-def _run_direction(params: Params, direction: str, ids: np.ndarray):
-    """One direction's stack over ``ids`` (T, B) already in its reading order.
+def _run_layers(params: Params, ids: np.ndarray, directions=DIRECTIONS):
+    """The stacks of ``directions`` side by side over ``ids`` (T, B); each direction reads the
+    tokens in its own order (``"bwd"`` reads ``ids[::-1]``).
 
-    Returns the input of every layer, the states of every layer, each (T, B, .), and every layer's
-    :func:`_lstm_layer` result for :func:`_lstm_layer_backward`, which then need not run it again."""
-    inputs, states, forwards = [], [], []
-    x = params["E"][ids]  # (T, B, d_embed)
+    Returns the input of every layer and every layer's :func:`_lstm_layer` result (states first),
+    each (T, D, B, .), for :func:`_lstm_layer_backward`, which then need not run it again."""
+    orders = np.stack([ids if d == "fwd" else ids[::-1] for d in directions], axis=1)  # (T, D, B)
+    inputs, forwards = [], []
+    x = params["E"][orders]  # (T, D, B, d_embed)
     for layer in range(n_layers_of(params)):
-        forward = _lstm_layer(x, params[f"{direction}{layer}.W"], params[f"{direction}{layer}.b"])
+        forward = _lstm_layer(x, _stacked(params, layer, "W", directions),
+                              _stacked(params, layer, "b", directions))
         inputs.append(x)
-        states.append(forward[0])  # (T, B, d_hidden)
         forwards.append(forward)
         x = forward[0]
-    return inputs, states, forwards
+    return inputs, forwards
+
+
+def _stacked(params: Params, layer: int, what: str, directions=DIRECTIONS) -> np.ndarray:
+    return np.stack([params[f"{d}{layer}.{what}"] for d in directions])
+
+
+def _run_direction(params: Params, direction: str, ids: np.ndarray) -> list[np.ndarray]:
+    """The states (T, B, d_hidden) of every layer of one direction over ``ids`` (T, B), which are
+    in its reading order already."""
+    order = ids if direction == "fwd" else ids[::-1]  # _run_layers reverses "bwd" itself
+    return [fw[0][:, 0] for fw in _run_layers(params, order, (direction,))[1]]
 
 
 def bilm_states(params: Params, ids) -> list[np.ndarray]:
@@ -356,8 +374,8 @@ def bilm_states(params: Params, ids) -> list[np.ndarray]:
     V, _ = _check_params(params)
     ids = _check_ids(ids, V)
     batched = ids if ids.ndim == 2 else ids[:, None]  # (T, B)
-    h_f = _run_direction(params, "fwd", batched)[1]
-    h_b = _run_direction(params, "bwd", batched[::-1])[1]
+    h_f = _run_direction(params, "fwd", batched)
+    h_b = _run_direction(params, "bwd", batched[::-1])
     layers = [np.concatenate([f, b[::-1]], axis=-1) for f, b in zip(h_f, h_b)]  # (T, B, 2H)
     return layers if ids.ndim == 2 else [h[:, 0] for h in layers]
 
@@ -418,26 +436,28 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
     W_out, b_out = params["W_out"], params["b_out"]
     total = 0.0
     g: Params = {k: np.zeros_like(v, dtype=np.float64) for k, v in params.items()} if grads else {}
-    for direction, order in zip(DIRECTIONS, (ids, ids[::-1])):
-        inputs, states, forwards = _run_direction(params, direction, order)
-        top = states[-1][:-1].reshape(-1, H)  # ((T-1) B, H): every state that predicts a token
-        loss, dlogits = softmax_cross_entropy(top @ W_out.T + b_out, order[1:].ravel())
-        total += loss / 2
-        if not grads:
-            continue
-        dlogits /= 2  # the loss is the mean of the two directions
+    # both directions at once, on a leading axis of size 2 (fwd, bwd); each predicts N tokens
+    inputs, forwards = _run_layers(params, ids)
+    D = len(DIRECTIONS)
+    top = forwards[-1][0][:-1].reshape(-1, H)  # ((T-1) D B, H): every state that predicts a token
+    targets = np.stack([ids[1:], ids[::-1][1:]], axis=1)  # (T-1, D, B): the token read next
+    total, dlogits = softmax_cross_entropy(top @ W_out.T + b_out, targets.ravel())
+    # the mean over both directions' predictions is the mean of the two directions' means
+    if grads:
         g["W_out"] += dlogits.T @ top
         g["b_out"] += dlogits.sum(axis=0)
-        dhs = np.zeros_like(states[-1])  # (T, B, H)
-        dhs[:-1] = (dlogits @ W_out).reshape(T - 1, B, H)
-        for layer in reversed(range(len(states))):
-            key = f"{direction}{layer}"
-            dW, db, dhs = _lstm_layer_backward(inputs[layer], params[f"{key}.W"], forwards[layer], dhs)
-            g[f"{key}.W"] += dW
-            g[f"{key}.b"] += db
+        dhs = np.zeros((T, D, B, H))
+        dhs[:-1] = (dlogits @ W_out).reshape(T - 1, D, B, H)
+        for layer in reversed(range(len(forwards))):
+            dW, db, dhs = _lstm_layer_backward(inputs[layer], _stacked(params, layer, "W"),
+                                               forwards[layer], dhs)
+            for k, direction in enumerate(DIRECTIONS):
+                g[f"{direction}{layer}.W"] += dW[k]
+                g[f"{direction}{layer}.b"] += db[k]
             # dhs is now the gradient at this layer's input: the states of the layer below
-        np.add.at(g["E"], order, dhs)  # dhs is now dL/dx for every token read: (T, B, d_embed)
-    return total, g
+        orders = np.stack([ids, ids[::-1]], axis=1)
+        np.add.at(g["E"], orders, dhs)  # dhs is now dL/dx for every token read: (T, D, B, d_embed)
+    return float(total), g
 
 
 @dataclass
@@ -636,7 +656,7 @@ def token_vectors(params: Params, sequences, positions) -> TokenVectors:
             by_length.setdefault(len(piece), []).append(k)
         for members in by_length.values():
             ids = np.array([distinct[k] for k in members]).T  # (length, n), reading order
-            for layer, h in enumerate(_run_direction(params, direction, ids)[1]):  # (length, n, H)
+            for layer, h in enumerate(_run_direction(params, direction, ids)):  # (length, n, H)
                 states[layer, members] = h[-1]  # the state after reading the token
         row = {piece: k for k, piece in enumerate(distinct)}
         halves[direction] = states[:, [row[piece] for piece in pieces]]  # (L, N, H)
