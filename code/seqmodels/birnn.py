@@ -50,6 +50,7 @@ from ._checks import as_float_array, as_ids, as_rng, check_shape, finite_float, 
 from .lstm import init_lstm, lstm_forward
 from .numeric import softmax, softmax_cross_entropy
 from .optim import Adam, clip_grad_norm
+from .stacked import _ws  # the workspace of the stacked loops, shared
 
 Params = dict[str, np.ndarray]
 DIRECTIONS = ("fwd", "bwd")
@@ -242,7 +243,7 @@ def _check_ids(ids, vocab_size: int, name: str = "ids") -> np.ndarray:
     return ids
 
 
-def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray):
+def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray, tag: str | None = None):
     """:func:`seqmodels.lstm.lstm_forward` from zero states for ``D`` LSTMs side by side (the two
     directions of a layer): ``xs`` (T, D, B, d_in), ``W`` (D, 4H, d_in + H), ``b`` (D, 4H), all
     checked. The same recurrence, computed more cheaply: one time step of the ``D`` LSTMs is one
@@ -250,13 +251,19 @@ def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray):
     one ``exp`` each, which numpy vectorises while its float64 ``tanh`` is several times slower.
     The results agree with :func:`~seqmodels.lstm.lstm_forward` to round-off (tests/test_birnn.py).
     Returns ``hs, cs`` (T, D, B, H), the activations ``acts`` (T, D, B, 4H) of the gates f, i, g, o
-    and ``tanh(cs)``."""
+    and ``tanh(cs)``.
+
+    With a ``tag``, these arrays are workspace buffers (:func:`seqmodels.stacked._ws`) named by
+    it, reused by the next call with the same tag: a fresh array of this size is memory the system
+    maps on first touch, which costs more than the arithmetic. Without one they are new arrays."""
     T, D, B, d_in = xs.shape
     H = W.shape[1] // 4
+    new = (lambda name, shape: np.empty(shape)) if tag is None else (lambda name, shape: _ws(tag + name, shape, np.float64))
     scale = np.repeat([-1.0, -1.0, -2.0, -1.0], H)  # exp(-a) for the gates, exp(-2 a) for g
-    pre = (xs @ np.swapaxes(W[:, :, :d_in], 1, 2) + b[:, None]) * scale  # every step's input part
+    pre = np.matmul(xs, np.swapaxes(W[:, :, :d_in] * scale[:, None], 1, 2), out=new("pre", (T, D, B, 4 * H)))
+    np.add(pre, b[:, None] * scale, out=pre)  # every step's input part of -a (-2 a for g)
     W_hT = np.swapaxes(W[:, :, d_in:] * scale[:, None], 1, 2)  # (D, H, 4H), scaled the same way
-    acts, hs, cs, tcs = (np.empty((T, D, B, k * H)) for k in (4, 1, 1, 1))
+    acts, hs, cs, tcs = (new(name, (T, D, B, k * H)) for name, k in (("acts", 4), ("hs", 1), ("cs", 1), ("tcs", 1)))
     hw = np.empty((D, B, 4 * H))
     h, c = np.zeros((D, B, H)), np.zeros((D, B, H))
     for t in range(T):
@@ -282,22 +289,41 @@ def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray):
     return hs, cs, acts, tcs
 
 
-def _lstm_layer_backward(xs: np.ndarray, W: np.ndarray, forward, dhs: np.ndarray):
+def _lstm_layer_backward(xs: np.ndarray, W: np.ndarray, forward, dhs: np.ndarray, tag: str = "bwd"):
     """:func:`seqmodels.lstm.lstm_backward` from zero states for a :func:`_lstm_layer` pass
     ``forward``: the gradients ``(dW, db, dxs)`` of ``sum(hs * dhs)``, shaped like ``W``, ``b``
     and ``xs``. The same formulas, with ``tanh(c)`` kept from the forward pass and the three
     cell-driven blocks of ``dz`` written by one product per step; equal to
-    :func:`~seqmodels.lstm.lstm_backward` to round-off (tests/test_birnn.py)."""
+    :func:`~seqmodels.lstm.lstm_backward` to round-off (tests/test_birnn.py). The intermediate
+    arrays, and ``dxs``, are workspace buffers named by ``tag`` (valid until the next call with it)."""
     hs, cs, acts, tcs = forward
     T, D, B, d_in = xs.shape
     H = hs.shape[-1]
+    ws = lambda name, shape: _ws(tag + name, shape, np.float64)  # noqa: E731
     f, i, g, o = (acts[..., k * H:(k + 1) * H] for k in range(4))
-    c_prevs = np.concatenate([np.zeros((1, D, B, H)), cs[:-1]])
-    h_prevs = np.concatenate([np.zeros((1, D, B, H)), hs[:-1]])
-    dc_from_h = o * (1.0 - tcs ** 2)  # dh_t -> dc_t through h_t = o * tanh(c_t)
-    dzs = np.empty((T, D, B, 4, H))  # dL/dz of every step, blocks f, i, g, o
-    dc_to_z = np.stack([c_prevs * f * (1.0 - f), g * i * (1.0 - i), i * (1.0 - g ** 2)], axis=3)
-    dh_to_z = tcs * o * (1.0 - o)  # (T, D, B, H): dh_t -> z block o
+    # local derivatives of every step at once; the loop below only carries dh and dc back
+    dc_from_h = ws("dc_from_h", (T, D, B, H))  # dh_t -> dc_t through h_t = o * tanh(c_t)
+    tmp = ws("tmp", (T, D, B, H))
+    np.multiply(tcs, tcs, out=tmp)
+    np.subtract(1.0, tmp, out=tmp)
+    np.multiply(o, tmp, out=dc_from_h)
+    dc_to_z = ws("dc_to_z", (T, D, B, 3, H))  # dc_t -> z blocks f, i, g
+    dzf = dc_to_z[..., 0, :]
+    dzf[0] = 0.0  # c_{-1} = 0
+    np.subtract(1.0, f, out=tmp)
+    np.multiply(f, tmp, out=tmp)
+    np.multiply(cs[:-1], tmp[1:], out=dzf[1:])
+    np.subtract(1.0, i, out=tmp)
+    np.multiply(i, tmp, out=tmp)
+    np.multiply(g, tmp, out=dc_to_z[..., 1, :])
+    np.multiply(g, g, out=tmp)
+    np.subtract(1.0, tmp, out=tmp)
+    np.multiply(i, tmp, out=dc_to_z[..., 2, :])
+    dh_to_z = ws("dh_to_z", (T, D, B, H))  # dh_t -> z block o
+    np.subtract(1.0, o, out=tmp)
+    np.multiply(o, tmp, out=tmp)
+    np.multiply(tcs, tmp, out=dh_to_z)
+    dzs = ws("dzs", (T, D, B, 4, H))  # dL/dz of every step, blocks f, i, g, o
     W_h = W[:, :, d_in:]  # (D, 4H, H)
     dh_next, dc_next = np.zeros((D, B, H)), np.zeros((D, B, H))
     dh, dc = np.empty((D, B, H)), np.empty((D, B, H))
@@ -307,17 +333,22 @@ def _lstm_layer_backward(xs: np.ndarray, W: np.ndarray, forward, dhs: np.ndarray
         np.add(dc_next, dc, out=dc)
         np.multiply(dc[:, :, None], dc_to_z[t], out=dzs[t, :, :, :3])
         np.multiply(dh, dh_to_z[t], out=dzs[t, :, :, 3])
-        dh_next = dzs[t].reshape(D, B, 4 * H) @ W_h
-        dc_next = dc * f[t]  # the cell path: multiplied by the forget gate only
-    dz = dzs.reshape(T, D, B, 4 * H).transpose(1, 3, 0, 2).reshape(D, 4 * H, T * B)  # (D, 4H, T B)
-    x2 = xs.transpose(1, 0, 2, 3).reshape(D, T * B, d_in)
-    h2 = h_prevs.transpose(1, 0, 2, 3).reshape(D, T * B, H)
-    dW = np.concatenate([dz @ x2, dz @ h2], axis=2)
-    dxs = dzs.reshape(T, D, B, 4 * H) @ W[:, :, :d_in]  # (T, D, B, d_in)
+        np.matmul(dzs[t].reshape(D, B, 4 * H), W_h, out=dh_next)
+        np.multiply(dc, f[t], out=dc_next)  # the cell path: multiplied by the forget gate only
+    dz = ws("dz", (D, 4 * H, T, B))
+    np.copyto(dz, dzs.reshape(T, D, B, 4 * H).transpose(1, 3, 0, 2))
+    dz = dz.reshape(D, 4 * H, T * B)
+    x2 = ws("x2", (D, T, B, d_in))
+    np.copyto(x2, xs.transpose(1, 0, 2, 3))
+    h2 = ws("h2", (D, T, B, H))  # h_{t-1} of every step
+    h2[:, 0] = 0.0
+    np.copyto(h2[:, 1:], hs[:-1].transpose(1, 0, 2, 3))
+    dW = np.concatenate([dz @ x2.reshape(D, T * B, d_in), dz @ h2.reshape(D, T * B, H)], axis=2)
+    dxs = np.matmul(dzs.reshape(T, D, B, 4 * H), W[:, :, :d_in], out=ws("dxs", (T, D, B, d_in)))
     return dW, dz.sum(axis=2), dxs
 
 
-def _run_layers(params: Params, ids: np.ndarray, directions=DIRECTIONS):
+def _run_layers(params: Params, ids: np.ndarray, directions=DIRECTIONS, tag: str | None = None):
     """The stacks of ``directions`` side by side over ``ids`` (T, B); each direction reads the
     tokens in its own order (``"bwd"`` reads ``ids[::-1]``).
 
@@ -328,7 +359,7 @@ def _run_layers(params: Params, ids: np.ndarray, directions=DIRECTIONS):
     x = params["E"][orders]  # (T, D, B, d_embed)
     for layer in range(n_layers_of(params)):
         forward = _lstm_layer(x, _stacked(params, layer, "W", directions),
-                              _stacked(params, layer, "b", directions))
+                              _stacked(params, layer, "b", directions), None if tag is None else f"{tag}{layer}")
         inputs.append(x)
         forwards.append(forward)
         x = forward[0]
@@ -437,7 +468,7 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
     total = 0.0
     g: Params = {k: np.zeros_like(v, dtype=np.float64) for k, v in params.items()} if grads else {}
     # both directions at once, on a leading axis of size 2 (fwd, bwd); each predicts N tokens
-    inputs, forwards = _run_layers(params, ids)
+    inputs, forwards = _run_layers(params, ids, tag="bilm")  # workspace: used here only
     D = len(DIRECTIONS)
     top = forwards[-1][0][:-1].reshape(-1, H)  # ((T-1) D B, H): every state that predicts a token
     targets = np.stack([ids[1:], ids[::-1][1:]], axis=1)  # (T-1, D, B): the token read next
@@ -450,7 +481,7 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
         dhs[:-1] = (dlogits @ W_out).reshape(T - 1, D, B, H)
         for layer in reversed(range(len(forwards))):
             dW, db, dhs = _lstm_layer_backward(inputs[layer], _stacked(params, layer, "W"),
-                                               forwards[layer], dhs)
+                                               forwards[layer], dhs, tag=f"bilm_bwd{layer}")
             for k, direction in enumerate(DIRECTIONS):
                 g[f"{direction}{layer}.W"] += dW[k]
                 g[f"{direction}{layer}.b"] += db[k]
