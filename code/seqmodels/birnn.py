@@ -50,7 +50,6 @@ from ._checks import as_float_array, as_ids, as_rng, check_shape, finite_float, 
 from .lstm import init_lstm, lstm_forward
 from .numeric import softmax, softmax_cross_entropy
 from .optim import Adam, clip_grad_norm
-from .stacked import _ws  # the workspace of the stacked loops, shared
 
 Params = dict[str, np.ndarray]
 DIRECTIONS = ("fwd", "bwd")
@@ -243,6 +242,27 @@ def _check_ids(ids, vocab_size: int, name: str = "ids") -> np.ndarray:
     return ids
 
 
+_WORKSPACE: dict = {}
+_WORKSPACE_BYTES = 64 * 2 ** 20  #: buffers kept at most; the least recently used go first
+
+
+def _ws(name: str, shape, dtype) -> np.ndarray:
+    """A reusable uninitialised array for ``name`` of this shape and dtype (contents undefined),
+    as in :mod:`seqmodels.stacked`: a fresh array of a few hundred kilobytes is memory the system
+    maps on first touch, which costs more than the arithmetic done in it."""
+    key = (name, tuple(shape), np.dtype(dtype))
+    arr = _WORKSPACE.pop(key, None)
+    if arr is None:
+        arr = np.empty(key[1], key[2])
+        total = sum(a.nbytes for a in _WORKSPACE.values()) + arr.nbytes
+        for old in list(_WORKSPACE):
+            if total <= _WORKSPACE_BYTES:
+                break
+            total -= _WORKSPACE.pop(old).nbytes
+    _WORKSPACE[key] = arr  # most recently used last
+    return arr
+
+
 def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray, tag: str | None = None):
     """:func:`seqmodels.lstm.lstm_forward` from zero states for ``D`` LSTMs side by side (the two
     directions of a layer): ``xs`` (T, D, B, d_in), ``W`` (D, 4H, d_in + H), ``b`` (D, 4H), all
@@ -253,7 +273,7 @@ def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray, tag: str | None = 
     Returns ``hs, cs`` (T, D, B, H), the activations ``acts`` (T, D, B, 4H) of the gates f, i, g, o
     and ``tanh(cs)``.
 
-    With a ``tag``, these arrays are workspace buffers (:func:`seqmodels.stacked._ws`) named by
+    With a ``tag``, these arrays are workspace buffers (:func:`_ws`) named by
     it, reused by the next call with the same tag: a fresh array of this size is memory the system
     maps on first touch, which costs more than the arithmetic. Without one they are new arrays."""
     T, D, B, d_in = xs.shape
