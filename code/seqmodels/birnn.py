@@ -278,12 +278,15 @@ def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray, tag: str | None = 
     maps on first touch, which costs more than the arithmetic. Without one they are new arrays."""
     T, D, B, d_in = xs.shape
     H = W.shape[1] // 4
-    new = (lambda name, shape: np.empty(shape)) if tag is None else (lambda name, shape: _ws(tag + name, shape, np.float64))
+    def new(name, shape):
+        return np.empty(shape) if tag is None else _ws(tag + name, shape, np.float64)
+
     scale = np.repeat([-1.0, -1.0, -2.0, -1.0], H)  # exp(-a) for the gates, exp(-2 a) for g
     pre = np.matmul(xs, np.swapaxes(W[:, :, :d_in] * scale[:, None], 1, 2), out=new("pre", (T, D, B, 4 * H)))
     np.add(pre, b[:, None] * scale, out=pre)  # every step's input part of -a (-2 a for g)
     W_hT = np.swapaxes(W[:, :, d_in:] * scale[:, None], 1, 2)  # (D, H, 4H), scaled the same way
-    acts, hs, cs, tcs = (new(name, (T, D, B, k * H)) for name, k in (("acts", 4), ("hs", 1), ("cs", 1), ("tcs", 1)))
+    acts, hs, cs, tcs = (new(name, (T, D, B, k * H))
+                         for name, k in (("acts", 4), ("hs", 1), ("cs", 1), ("tcs", 1)))
     hw = np.empty((D, B, 4 * H))
     h, c = np.zeros((D, B, H)), np.zeros((D, B, H))
     for t in range(T):
