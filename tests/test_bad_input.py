@@ -28,7 +28,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import seqmodels  # noqa: E402
 from seqmodels import tables  # noqa: E402
 from seqmodels import (attention, birnn, blocks, charlm, comparison, complexity, corpus, delay,  # noqa: E402
-                       diagrams, gradient_paths, lstm, numeric, optim, plotting, pretrained, probe, projection,
+                       diagrams, explore, gradient_paths, lstm, numeric, optim, plotting, pretrained, probe, projection,
                        rnn, senses, serving, timing, train, vectors, word2vec)
 from seqmodels import agreement, cell_diagram, gru, stacked  # noqa: E402
 
@@ -87,6 +87,9 @@ NO_INPUT = {
     "delay.ArmsResult.table": "takes no arguments",
     "stacked.StackRun": "record returned by train_arms",
     "stacked.Arm.cell": "takes no arguments",
+    "explore.State": "record made by explorable",
+    "explore.Explorable": "record returned by explorable",
+    "explore.Explorable.html": "takes no arguments",
 }
 
 # --- small valid arguments ---------------------------------------------------------------------
@@ -531,6 +534,24 @@ case("projection.pca", "NaN X", "X", lambda: projection.pca(_X * NAN))
 
 # plotting
 case("plotting.use_book_style", "unknown format", "figure_format", lambda: plotting.use_book_style("bmp"))
+
+# explore
+def _line(v):
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, v])
+    return fig
+
+
+case("explore.explorable", "one value", "values", lambda: explore.explorable(_line, [1], name="a", label="a", alt=str))
+case("explore.explorable", "default not a value", "default",
+     lambda: explore.explorable(_line, [1, 2], name="a", label="a", alt=str, default=3))
+case("explore.explorable", "id with spaces", "name", lambda: explore.explorable(_line, [1, 2], name="a b", label="a", alt=str))
+case("explore.explorable", "draw returns None", "draw",
+     lambda: explore.explorable(lambda v: None, [1, 2], name="a", label="a", alt=str))
+case("explore.explorable", "unknown control", "control",
+     lambda: explore.explorable(_line, [1, 2], name="a", label="a", alt=str, control="knob"))
+case("explore.svg_text", "not a figure", "fig", lambda: explore.svg_text("figure"))
+case("explore.data_uri", "not SVG", "svg", lambda: explore.data_uri("<html></html>"))
 
 # senses
 case("senses.Sentence", "unknown cue", "cue", lambda: senses.Sentence(("the", "bank"), None, "middle"))

@@ -530,3 +530,131 @@ def test_search_finds_the_chapter(site, server, browser, query, expected):
         pytest.skip(f"{expected} is not in the book yet")
     found = search_results(browser, server, query)
     assert expected in found, f"search for {query!r} returned {found}, not {expected}"
+
+
+# --- Explorable figures (seqmodels.explore, book/_static/explore.js) ------------------------------
+#: Pages and how many explorable figures each must have (issue 17: at least three in the book).
+EXPLORABLE = {"bottlenecks.html": 1, "production.html": 2}
+
+#: The state of every explorable figure on the page: its control, value, image and alt text.
+EXPLORE_STATE_JS = """() => Array.from(document.querySelectorAll("[data-sm-explore]")).map(root => {
+  const control = root.querySelector("input, select"), img = root.querySelector("img.sm-explore-figure");
+  const label = control && control.labels && control.labels[0];
+  const out = root.querySelector("output");
+  return {name: root.dataset.smExplore, tag: control ? control.tagName.toLowerCase() : "",
+          value: control ? control.value : null, visible: !!control && control.offsetParent !== null,
+          label: label ? label.textContent.trim() : "", output: out ? out.textContent.trim() : null,
+          valuetext: control ? control.getAttribute("aria-valuetext") : null,
+          n: root.querySelectorAll('script[type="image/svg+xml"]').length + 1,
+          src: img.getAttribute("src"), alt: img.alt, width: img.naturalWidth, complete: img.complete};
+})"""
+
+
+def explore_states(page) -> list[dict]:
+    page.wait_for_function("""() => Array.from(document.querySelectorAll("img.sm-explore-figure"))
+                                 .every(img => img.complete)""", timeout=TIMEOUT_MS)
+    return page.evaluate(EXPLORE_STATE_JS)
+
+
+def set_value(page, name: str, index: int) -> None:
+    """Set the control's value from script, as a test harness or an assistive tool might, and
+    announce it the way a browser does after a reader's change."""
+    page.evaluate("""([name, index]) => {
+      const control = document.querySelector(`[data-sm-explore="${name}"]`).querySelector("input, select");
+      control.value = String(index);
+      control.dispatchEvent(new Event("input", {bubbles: true}));
+      control.dispatchEvent(new Event("change", {bubbles: true}));
+    }""", [name, index])
+
+
+@pytest.fixture(scope="session")
+def explored(site, server, browser) -> dict[str, dict]:
+    """Every explorable figure moved by keyboard and by setting its value, with other hosts blocked:
+    ``{page: {"before": [...], "keyboard": [...], "states": {name: [...]}, "log": Visit}}``."""
+    found = {}
+    for page_name in pages_of(site):
+        if "data-sm-explore" not in (site / page_name).read_text(encoding="utf-8"):
+            continue
+        log = [Visit(page_name, "light")]
+        context = new_context(browser, server, "light", log)
+        page = context.new_page()
+        page.on("console", lambda m, v=log[0]: m.type == "error" and v.console_errors.append(m.text))
+        page.on("pageerror", lambda e, v=log[0]: v.page_errors.append(str(e)))
+        try:
+            page.goto(f"{server}/{page_name}", wait_until="load", timeout=TIMEOUT_MS)
+            before = explore_states(page)
+            keyboard = []
+            for n, figure in enumerate(before):
+                control = page.locator(f'[data-sm-explore="{figure["name"]}"]').locator("input, select")
+                control.focus()
+                # a slider steps right; a closed menu steps down (Chromium also takes ArrowRight)
+                page.keyboard.press("ArrowRight" if figure["tag"] == "input" else "ArrowDown")
+                keyboard.append(explore_states(page)[n])
+            states = {}
+            for n, figure in enumerate(before):
+                states[figure["name"]] = []
+                for index in range(figure["n"]):
+                    set_value(page, figure["name"], index)
+                    states[figure["name"]].append(explore_states(page)[n])
+        finally:
+            context.close()
+        found[page_name] = {"before": before, "keyboard": keyboard, "states": states, "log": log[0]}
+    return found
+
+
+def test_explorable_figures_are_where_the_book_says(explored):
+    counts = {page: len(r["before"]) for page, r in explored.items()}
+    assert all(counts.get(page, 0) >= n for page, n in EXPLORABLE.items()), counts
+    assert sum(counts.values()) >= 3, counts
+
+
+def test_explorable_controls_are_shown_labelled_and_start_at_the_default(explored):
+    for page, result in explored.items():
+        for figure in result["before"]:
+            where = f"{page} #{figure['name']}"
+            assert figure["visible"] and figure["label"], f"{where}: control hidden or unlabelled: {figure}"
+            assert figure["n"] >= 2 and figure["width"] > 0 and len(figure["alt"]) > 40, where
+            if figure["tag"] == "input":
+                assert figure["output"] and figure["output"] == figure["valuetext"], where
+
+
+def test_the_keyboard_moves_every_explorable_figure(explored):
+    for page, result in explored.items():
+        for old, new in zip(result["before"], result["keyboard"]):
+            where = f"{page} #{old['name']}"
+            assert new["value"] != old["value"], f"{where}: the key did not move the control"
+            assert new["src"] != old["src"] and new["alt"] != old["alt"], f"{where}: the figure did not change"
+            assert new["width"] > 0, f"{where}: the new figure did not load"
+            if new["tag"] == "input":
+                assert new["output"] != old["output"] and new["output"] == new["valuetext"], where
+
+
+def test_every_state_of_every_explorable_figure_shows_its_own_figure(explored):
+    for page, result in explored.items():
+        for name, states in result["states"].items():
+            assert [s["value"] for s in states] == [str(i) for i in range(len(states))], (page, name)
+            assert len({s["src"] for s in states}) == len(states), f"{page} #{name}: states share a figure"
+            assert len({s["alt"] for s in states}) == len(states), f"{page} #{name}: states share an alt text"
+            assert all(s["width"] > 0 for s in states), f"{page} #{name}: a state's figure did not load"
+
+
+def test_exploring_logs_no_error_and_loads_nothing_from_elsewhere(explored):
+    for page, result in explored.items():
+        log = result["log"]
+        assert not (log.console_errors or log.page_errors or log.external), (page, log)
+
+
+def test_without_javascript_the_default_figure_shows_alone(site, server, browser, explored):
+    context = browser.new_context(java_script_enabled=False, viewport=VIEWPORT)
+    try:
+        for page_name, result in explored.items():
+            page = context.new_page()
+            page.goto(f"{server}/{page_name}", wait_until="load", timeout=TIMEOUT_MS)
+            bare = page.evaluate("""() => Array.from(document.querySelectorAll("[data-sm-explore]")).map(root => ({
+              control: root.querySelector(".sm-explore-control").offsetParent !== null,
+              img: root.querySelector("img").naturalWidth, src: root.querySelector("img").getAttribute("src")}))""")
+            page.close()
+            assert [b["src"] for b in bare] == [f["src"] for f in result["before"]], page_name
+            assert all(b["img"] > 0 and not b["control"] for b in bare), (page_name, bare)
+    finally:
+        context.close()

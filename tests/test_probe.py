@@ -33,6 +33,18 @@ def test_nearest_centroid_matches_a_loop():
     assert nearest_centroid_accuracy(X_train, y_train, X_test, y_test) == np.mean(np.array(pred) == y_test)
 
 
+def test_nearest_centroid_on_repeated_rows_of_a_strided_view_matches_a_loop():
+    """Rows are deduplicated by their bytes: a non-contiguous view and repeated rows change nothing."""
+    rng = np.random.default_rng(2)
+    X_train, y_train = rng.normal(size=(20, 3)), np.arange(20) % 2
+    base = rng.normal(size=(5, 6))
+    X_test = np.repeat(base, 3, axis=0)[:, ::2]                  # (15, 3), strided, rows repeated
+    y_test = rng.integers(0, 2, size=15)
+    centroids = [X_train[y_train == k].mean(axis=0) for k in range(2)]
+    pred = [int(np.argmin([np.sum((x - c) ** 2) for c in centroids])) for x in X_test]
+    assert nearest_centroid_accuracy(X_train, y_train, X_test, y_test) == np.mean(np.array(pred) == y_test)
+
+
 def test_bad_input_names_the_argument():
     X = np.zeros((4, 2))
     with pytest.raises(ValueError, match="X_test must have 2 columns"):

@@ -96,7 +96,7 @@ REQUIRED_FIGURES = {
     "lstm": ["fig-lstm-cell", "fig-gru-cell", "fig-lstm-gates", "fig-lstm-highway", "fig-lstm-delay", "fig-lstm-agreement"],
     "bidirectional": ["fig-bidir-bank"],
     "bottlenecks": ["fig-sequential-time", "fig-gradient-distance", "fig-state-probe", "fig-attention-depth"],
-    "production": ["fig-kv-step", "fig-prefill-decode", "fig-decode-bytes"],
+    "production": ["fig-kv-step", "fig-prefill-decode", "fig-decode-bytes", "fig-intensity-context", "fig-kv-memory"],
     "pretrained": ["fig-pretrained-contextuality", "fig-pretrained-attention"],
 }
 
@@ -109,7 +109,12 @@ def test_chapter_figures_exist_with_caption_and_alt_text(site, page):
     assert not missing, f"{page}.html lacks figures {missing} (found {sorted(figures)})"
     for name, figure in figures.items():
         img = figure.find("img")
-        assert img is not None and (site / img["src"]).is_file(), f"{page}/{name}: image file missing"
+        assert img is not None, f"{page}/{name}: no image"
+        if img["src"].startswith("data:"):  # an explorable figure (seqmodels.explore) holds its states
+            assert img["src"].startswith("data:image/svg+xml") and figure.find(attrs={"data-sm-explore": True}), \
+                f"{page}/{name}: an inline image that is not an explorable figure's"
+        else:
+            assert (site / img["src"]).is_file(), f"{page}/{name}: image file missing"
         alt = img.get("alt", "")
         assert len(alt) > 40 and not alt.startswith("<Figure"), f"{page}/{name}: alt text is {alt!r}"
         assert figure.find("figcaption"), f"{page}/{name}: no caption"

@@ -52,6 +52,18 @@ def _check_ax(ax) -> None:
         raise ValueError(f"ax must be a matplotlib Axes (for example plt.subplots()[1]), got {type(ax).__name__}")
 
 
+def _read_step(ax, t, dx, y_in, y_h, state):
+    """Step ``t`` of reading: the input ``x_{t+1}``, the cell holding ``state_{t+1}``, the arrow
+    between them and the arrow from the previous cell; returns the step's x position."""
+    x = t * dx
+    _node(ax, x, y_in, f"$x_{t + 1}$", _IN)
+    _cell(ax, x, y_h, f"${state}_{t + 1}$")
+    _arrow(ax, (x, y_in + 0.27), (x, y_h - 0.3))
+    if t:
+        _arrow(ax, (x - dx + 0.4, y_h), (x - 0.4, y_h))
+    return x
+
+
 def _frame(ax, width, height):
     ax.set(xlim=(-0.7, width), ylim=(-0.8, height), aspect="equal")
     ax.axis("off")
@@ -80,13 +92,8 @@ def draw_unrolled(ax, shape: str, T: int = 4, *, title: str | None = None) -> in
     n_cells = 0
     if shape in ("many_to_one", "many_to_many"):
         for t in range(T):
-            x = t * dx
-            _node(ax, x, y_in, f"$x_{t + 1}$", _IN)
-            _cell(ax, x, y_h, f"$h_{t + 1}$")
+            x = _read_step(ax, t, dx, y_in, y_h, "h")
             n_cells += 1
-            _arrow(ax, (x, y_in + 0.27), (x, y_h - 0.3))
-            if t:
-                _arrow(ax, (x - dx + 0.4, y_h), (x - 0.4, y_h))
             if shape == "many_to_many" or t == T - 1:
                 label = f"$y_{t + 1}$" if shape == "many_to_many" else "$y$"
                 _node(ax, x, y_out, label, _OUT)
@@ -95,13 +102,8 @@ def draw_unrolled(ax, shape: str, T: int = 4, *, title: str | None = None) -> in
     else:
         n_dec = T - 1
         for t in range(T):
-            x = t * dx
-            _node(ax, x, y_in, f"$x_{t + 1}$", _IN)
-            _cell(ax, x, y_h, f"$e_{t + 1}$")
+            _read_step(ax, t, dx, y_in, y_h, "e")
             n_cells += 1
-            _arrow(ax, (x, y_in + 0.27), (x, y_h - 0.3))
-            if t:
-                _arrow(ax, (x - dx + 0.4, y_h), (x - 0.4, y_h))
         for s in range(n_dec):
             x = (T + s) * dx
             _cell(ax, x, y_h, f"$d_{s + 1}$", color=_DEC)

@@ -68,6 +68,19 @@ def _predict_distinct(predict, X_test: np.ndarray) -> np.ndarray:
     return predict(distinct)[inverse.reshape(-1)]
 
 
+def _distinct_rows(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(distinct, inverse)`` with ``distinct[inverse] == X``: rows equal byte for byte count once.
+
+    Much faster than ``np.unique(X, axis=0)`` (which compares rows as records, field by field),
+    but the distinct rows come in the order of their bytes, not sorted by value: use it only where
+    a row's prediction does not depend on where the row stands (no matrix product over the rows).
+    """
+    X = np.ascontiguousarray(X)
+    rows = X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).reshape(-1)
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    return X[first], inverse.reshape(-1)
+
+
 def nearest_centroid_accuracy(X_train, y_train, X_test, y_test) -> float:
     """Fraction of test rows whose nearest training-class centroid has their label.
 
@@ -90,10 +103,9 @@ def nearest_centroid_accuracy(X_train, y_train, X_test, y_test) -> float:
     X_train, y_train, X_test, y_test, n_classes = _check_xy(X_train, y_train, X_test, y_test)
     centroids = np.stack([X_train[y_train == k].mean(axis=0) for k in range(n_classes)])  # (K, d)
 
-    def nearest(X):
-        return ((X[:, None, :] - centroids[None]) ** 2).sum(axis=-1).argmin(axis=1)  # (n, K) -> (n,)
-
-    return float(np.mean(_predict_distinct(nearest, X_test) == y_test))
+    distinct, inverse = _distinct_rows(X_test)  # elementwise distances: the order does not matter
+    nearest = ((distinct[:, None, :] - centroids[None]) ** 2).sum(axis=-1).argmin(axis=1)  # (n,)
+    return float(np.mean(nearest[inverse] == y_test))
 
 
 def linear_probe_accuracy(X_train, y_train, X_test, y_test, steps: int = 300, lr: float = 0.1,

@@ -262,7 +262,7 @@ def init_rnn(d_in: int, d_hidden: int, rng, *, spectral_radius: float, input_sca
 
 def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, input_scale: float = 0.1,
                    n_sequences: int = 20, seed: int = 0, linear: bool = False,
-                   burn_in: int = 0) -> np.ndarray:
+                   burn_in: int = 0, per_draw: bool = False) -> np.ndarray:
     """How fast ``||dh_T/dh_{T-k}||`` shrinks or grows with the distance ``k``, per spectral radius.
 
     For every radius in ``radii`` and each of ``n_sequences`` seeded draws (weights from
@@ -274,10 +274,15 @@ def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, inp
     steps start from the state they leave (the stationary regime rather than the transient from
     ``h0 = 0``).
 
+    Draw ``j`` of ``radii[i]`` is seeded with ``[seed, i, j]``: the networks depend on the
+    radius's *position* in ``radii``, so two calls compare the same networks only when they pass
+    the same list.
+
     Returns
     -------
     ndarray of shape (len(radii), T); row ``i``, column ``k - 1`` is the geometric-mean norm at
-    distance ``k`` for ``radii[i]``.
+    distance ``k`` for ``radii[i]``. With ``per_draw=True``, shape (len(radii), n_sequences, T):
+    every draw's norms, not averaged.
 
     >>> curves = gradient_decay([0.5, 1.5], T=10, n_sequences=3)
     >>> curves.shape, bool(curves[0, -1] < curves[1, -1])
@@ -297,9 +302,8 @@ def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, inp
     input_scale = finite_float("input_scale", input_scale, low=0)
     if isinstance(burn_in, bool) or not isinstance(burn_in, (int, np.integer)) or burn_in < 0:
         raise ValueError(f"burn_in must be an integer >= 0, got {burn_in!r}")
-    out = np.empty((len(radii), T))
+    out = np.empty((len(radii), n_sequences, T))
     for i, radius in enumerate(radii):
-        logs = np.zeros(T)
         for j in range(n_sequences):
             rng = np.random.default_rng([seed, i, j])
             W_h, W_x, b = init_rnn(d_in, d_hidden, rng, spectral_radius=radius, input_scale=input_scale)
@@ -313,6 +317,7 @@ def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, inp
                 h_start = _forward(xs[:burn_in], np.zeros(d_hidden), W_h, W_x, b)[-1] if burn_in \
                     else np.zeros(d_hidden)
                 norms = state_jacobian_norms(xs[burn_in:], h_start, W_h, W_x, b)
-            logs += np.log(norms)
-        out[i] = np.exp(logs / n_sequences)
-    return out
+            out[i, j] = norms
+    if per_draw:
+        return out
+    return np.exp(np.log(out).mean(axis=1))

@@ -201,7 +201,7 @@ def kernels(repeats: int) -> list[dict]:
     for batch, T, d in [(1, 50, 128), (32, 50, 128), (32, 200, 64)]:
         xs, dhs = rng.normal(size=(T, batch, d)), rng.normal(size=(T, batch, d))
         h0 = np.zeros((batch, d))
-        W_h, W_x, b = rnn.init_rnn(d, d, 0.9, rng)
+        W_h, W_x, b = rnn.init_rnn(d, d, rng, spectral_radius=0.9)
         shape = f"batch {batch}, T {T}, d {d}"
         measure("RNN forward", shape, batch * T, lambda: rnn.rnn_forward(xs, h0, W_h, W_x, b))
         measure("RNN forward+backward", shape, batch * T, lambda: rnn.rnn_backward(xs, h0, W_h, W_x, b, dhs))
@@ -262,7 +262,7 @@ def reference(repeats: int, batch: int = 32, T: int = 50, d: int = 128) -> dict:
                      "forward_ratio": times["ours_fwd"] / times["torch_fwd"],
                      "forward_backward_ratio": times["ours_both"] / times["torch_both"], **times})
 
-    W_h, W_x, b = rnn.init_rnn(d, d, 0.9, rng)
+    W_h, W_x, b = rnn.init_rnn(d, d, rng, spectral_radius=0.9)
     net = torch.nn.RNN(d, d, nonlinearity="tanh")
     with torch.no_grad():
         net.weight_hh_l0.copy_(torch.tensor(W_h)); net.weight_ih_l0.copy_(torch.tensor(W_x))
