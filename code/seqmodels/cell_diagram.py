@@ -68,7 +68,7 @@ def draw_lstm_cell(ax) -> list[str]:
     """
     _check_ax(ax)
     labels: list[str] = []
-    ax.set(xlim=(-0.2, 10.4), ylim=(-0.9, 6.4), aspect="equal")
+    ax.set(xlim=(-0.2, 10.4), ylim=(-0.9, 6.6), aspect="equal")
     ax.axis("off")
     ax.add_patch(FancyBboxPatch((0.9, 0.35), 7.7, 5.4, boxstyle="round,pad=0.05,rounding_size=0.3",
                                 facecolor="none", edgecolor="#999999", lw=1.0, ls="--", zorder=0))
@@ -82,8 +82,8 @@ def draw_lstm_cell(ax) -> list[str]:
     _io(ax, 9.3, top + 0.35, r"$c_t$", labels)
     _op(ax, 2.0, top, "×")
     _op(ax, 4.25, top, "+")
-    ax.text(1.0, top + 0.75, "cell path: multiplied by $f_t$ only, no weight matrix, no squashing", fontsize=8.5,
-            color=PALETTE[2])
+    ax.text(1.0, top + 0.95, "cell path: multiplied by $f_t$ only, no weight matrix, no squashing", fontsize=8.5,
+            color=PALETTE[2], va="bottom")  # above the dashed outline of the step, not on it
     # inputs: h_{t-1} from the left, x_t from below, concatenated on a bus
     _line(ax, [(0.2, bus_y), (6.5, bus_y)], arrow=False)
     _io(ax, 0.0, bus_y - 0.55, r"$h_{t-1}$", labels)
@@ -127,7 +127,7 @@ def draw_gru_cell(ax) -> list[str]:
     """
     _check_ax(ax)
     labels: list[str] = []
-    ax.set(xlim=(-0.2, 10.4), ylim=(-0.9, 6.4), aspect="equal")
+    ax.set(xlim=(-0.2, 10.4), ylim=(-0.9, 6.6), aspect="equal")
     ax.axis("off")
     ax.add_patch(FancyBboxPatch((0.6, 0.15), 8.0, 5.6, boxstyle="round,pad=0.05,rounding_size=0.3",
                                 facecolor="none", edgecolor="#999999", lw=1.0, ls="--", zorder=0))
@@ -140,8 +140,8 @@ def draw_gru_cell(ax) -> list[str]:
     _io(ax, 9.3, top + 0.35, r"$h_t$", labels)
     _op(ax, 5.0, top, "×")
     _op(ax, 7.6, top, "+")
-    ax.text(0.9, top + 0.75, "state path: multiplied by $z_t$ only, no weight matrix", fontsize=8.5,
-            color=PALETTE[2])
+    ax.text(0.9, top + 0.95, "state path: multiplied by $z_t$ only, no weight matrix", fontsize=8.5,
+            color=PALETTE[2], va="bottom")  # above the dashed outline of the step, not on it
     # the gates read [x_t, h_{t-1}]
     _line(ax, [(0.9, top), (0.9, bus_y)], arrow=False)
     _line(ax, [(0.9, bus_y), (5.0, bus_y)], arrow=False)
