@@ -30,7 +30,7 @@ from seqmodels import tables  # noqa: E402
 from seqmodels import (attention, birnn, blocks, charlm, comparison, complexity, corpus, delay,  # noqa: E402
                        diagrams, explore, gradient_paths, lstm, numeric, optim, plotting, pretrained, probe, projection,
                        rnn, senses, serving, timing, train, vectors, word2vec)
-from seqmodels import agreement, cell_diagram, gru, stacked  # noqa: E402
+from seqmodels import ablation, agreement, cell_diagram, gru, stacked  # noqa: E402
 
 NAN, INF = float("nan"), float("inf")
 TIME_LIMIT = 30  # seconds per case; every case should fail in well under one
@@ -1024,6 +1024,24 @@ case("senses.make_distant_corpus", "held_out 0", "held_out", lambda: senses.make
 case("senses.make_distant_corpus", "per_pair 0", "per_pair", lambda: senses.make_distant_corpus(per_pair=0))
 case("cell_diagram.draw_lstm_cell", "ax None", "ax", lambda: cell_diagram.draw_lstm_cell(None))
 case("cell_diagram.draw_gru_cell", "ax a Figure", "ax", lambda: cell_diagram.draw_gru_cell(_FIG))
+_AW, _AB = np.zeros((8, 3)), np.zeros(8)
+case("ablation.lstm_forward_ablated", "unknown gate", "clamp",
+     lambda: ablation.lstm_forward_ablated(np.zeros((3, 1)), np.zeros(2), np.zeros(2), _AW, _AB,
+                                           clamp={"reset": (True, 0.0)}), KeyError)
+case("ablation.lstm_forward_ablated", "forget clamped to 2", "clamp",
+     lambda: ablation.lstm_forward_ablated(np.zeros((3, 1)), np.zeros(2), np.zeros(2), _AW, _AB,
+                                           clamp={"forget": (True, 2.0)}))
+case("ablation.lstm_forward_ablated", "where not boolean", "h_read",
+     lambda: ablation.lstm_forward_ablated(np.zeros((3, 1)), np.zeros(2), np.zeros(2), _AW, _AB,
+                                           h_read=(np.ones(3), 0.0)))
+case("ablation.lstm_forward_ablated", "where of the wrong shape", "h_read",
+     lambda: ablation.lstm_forward_ablated(np.zeros((3, 1)), np.zeros(2), np.zeros(2), _AW, _AB,
+                                           h_read=(np.ones((4, 1), bool), 0.0)))
+case("ablation.lstm_forward_ablated", "NaN value", "clamp",
+     lambda: ablation.lstm_forward_ablated(np.zeros((3, 1)), np.zeros(2), np.zeros(2), _AW, _AB,
+                                           clamp={"input": (True, float("nan"))}))
+case("ablation.lstm_forward_ablated", "empty sequence", "xs",
+     lambda: ablation.lstm_forward_ablated(np.zeros((0, 1)), np.zeros(2), np.zeros(2), _AW, _AB))
 
 # --- the tests ---------------------------------------------------------------------------------
 

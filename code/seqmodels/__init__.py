@@ -10,6 +10,7 @@ Models and their gradients:
 - ``seqmodels.rnn``: the vanilla recurrent network, forward and backpropagation through time.
 - ``seqmodels.lstm``: the LSTM cell (forget, input, candidate, output gates), forward and BPTT.
 - ``seqmodels.gru``: the gated recurrent unit (reset, update, candidate), forward and BPTT.
+- ``seqmodels.ablation``: an LSTM run with gates clamped or its recurrent read replaced at chosen steps.
 - ``seqmodels.birnn``: bidirectional LSTMs and the ELMo-style bidirectional language model.
 - ``seqmodels.attention``: scaled dot-product and multi-head attention, stacks, KV-cache decoding.
 - ``seqmodels.pretrained``: all-MiniLM-L6-v2, a pretrained 6-layer Transformer encoder, run in numpy.
