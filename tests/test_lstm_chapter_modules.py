@@ -92,3 +92,20 @@ def test_distant_corpus_holds_out_whole_cue_phrases():
         assert not words & set(near) or s.cue == "after" and len(s.words) - pos > 4
     with pytest.raises(ValueError, match="held_out"):
         make_distant_corpus(held_out=0)
+
+
+def test_cell_diagram_path_labels_are_not_struck_through_by_the_outline():
+    """The label of the cell (state) path sits wholly above the dashed outline of the step."""
+    from matplotlib.patches import FancyBboxPatch
+
+    for draw in (draw_lstm_cell, draw_gru_cell):
+        fig, ax = plt.subplots(figsize=(7.0, 4.6))
+        draw(ax)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        label = next(t for t in ax.texts if t.get_text().endswith(("no squashing", "no weight matrix")))
+        outline = next(p for p in ax.patches if isinstance(p, FancyBboxPatch) and p.get_linestyle() == "--")
+        text_box, outline_box = label.get_window_extent(renderer), outline.get_window_extent(renderer)
+        assert text_box.y0 > outline_box.y1, (draw.__name__, text_box, outline_box)
+        assert ax.get_window_extent(renderer).contains(text_box.x1, text_box.y1)   # and inside the axes
+        plt.close(fig)
