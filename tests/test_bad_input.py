@@ -30,6 +30,7 @@ from seqmodels import tables  # noqa: E402
 from seqmodels import (attention, birnn, blocks, charlm, comparison, complexity, corpus, delay,  # noqa: E402
                        diagrams, explore, gradient_paths, lstm, numeric, optim, plotting, pretrained, probe, projection,
                        rnn, senses, serving, timing, train, vectors, word2vec)
+from seqmodels import ablation, agreement, cell_diagram, gru, stacked  # noqa: E402
 
 NAN, INF = float("nan"), float("inf")
 TIME_LIMIT = 30  # seconds per case; every case should fail in well under one
@@ -79,6 +80,13 @@ NO_INPUT = {
     # Exception classes are raised by the package, not called with a reader's input.
     "pretrained.ModelFilesError": "exception raised when the model's files are missing or altered",
     "charlm.CharLMResult": "record returned by train_charlm",
+    "agreement.AgreementResult": "record returned by agreement_experiment",
+    "delay.ArmsResult": "record returned by arms_experiment",
+    "delay.ArmsResult.final": "takes no arguments",
+    "delay.ArmsResult.solved": "takes no arguments",
+    "delay.ArmsResult.table": "takes no arguments",
+    "stacked.StackRun": "record returned by train_arms",
+    "stacked.Arm.cell": "takes no arguments",
     "explore.State": "record made by explorable",
     "explore.Explorable": "record returned by explorable",
     "explore.Explorable.html": "takes no arguments",
@@ -947,6 +955,93 @@ case("diagrams.draw_unrolled", "ax None", "ax", lambda: diagrams.draw_unrolled(N
 case("diagrams.draw_folded_and_unrolled", "T 1", "T", lambda: diagrams.draw_folded_and_unrolled(_AX, T=1))
 case("diagrams.draw_folded_and_unrolled", "ax a Figure", "ax", lambda: diagrams.draw_folded_and_unrolled(_FIG))
 
+
+# issue 14: the GRU, stacked seeds, the delay arms, number agreement, the cell drawings
+_GW, _GB = gru.init_gru(3, 2, np.random.default_rng(0))
+_GX = np.zeros((4, 3))
+case("gru.init_gru", "d_hidden 0", "d_hidden", lambda: gru.init_gru(3, 0, np.random.default_rng(0)))
+case("gru.init_gru", "update_bias NaN", "update_bias", lambda: gru.init_gru(3, 2, np.random.default_rng(0), update_bias=NAN))
+case("gru.gru_step", "x_t of the wrong width", "x_t", lambda: gru.gru_step(np.zeros(4), np.zeros(2), _GW, _GB))
+case("gru.gru_step", "NaN W", "W", lambda: gru.gru_step(np.zeros(3), np.zeros(2), _GW * NAN, _GB))
+case("gru.gru_forward", "empty sequence", "xs", lambda: gru.gru_forward(np.zeros((0, 3)), np.zeros(2), _GW, _GB))
+case("gru.gru_forward", "h0 of the wrong size", "h0", lambda: gru.gru_forward(_GX, np.zeros(3), _GW, _GB))
+case("gru.gru_backward", "dhs of the wrong shape", "dhs",
+     lambda: gru.gru_backward(_GX, np.zeros(2), _GW, _GB, np.zeros((3, 2))))
+case("gru.gru_backward", "inf b", "b", lambda: gru.gru_backward(_GX, np.zeros(2), _GW, _GB + INF, np.zeros((4, 2))))
+case("numeric.sigmoid_unchecked", "a list, not an array", "z", lambda: numeric.sigmoid_unchecked([0.0, 1.0]))
+case("numeric.sigmoid_unchecked", "an integer array", "z", lambda: numeric.sigmoid_unchecked(np.arange(3)))
+case("train.gru_cell", "update_bias NaN", "update_bias", lambda: train.gru_cell(NAN))
+_ARM = stacked.Arm("LSTM", "lstm", 2, 3.0)
+_TASK = delay.DelayTask()
+_STACK = stacked.init_stack(_ARM, _TASK.d_in, _TASK.n_symbols, (0, 1))
+_DX, _DY = _TASK.sample(np.random.default_rng(0), 3, 2)
+case("stacked.Arm", "unknown kind", "kind", lambda: stacked.Arm("x", "lstmx"), KeyError)
+case("stacked.Arm", "d_hidden 0", "d_hidden", lambda: stacked.Arm("x", "rnn", 0))
+case("stacked.Arm", "option NaN", "option", lambda: stacked.Arm("x", "gru", 4, NAN))
+case("stacked.Arm.n_params", "d_in 0", "d_in", lambda: _ARM.n_params(0, 4))
+case("stacked.init_stack", "no seeds", "seeds", lambda: stacked.init_stack(_ARM, 9, 4, ()))
+case("stacked.init_stack", "n_classes 0", "n_classes", lambda: stacked.init_stack(_ARM, 9, 0, (0,)))
+case("stacked.unstack", "k beyond the stack", "k", lambda: stacked.unstack(_STACK, 2))
+case("stacked.unstack", "k 1.5", "k", lambda: stacked.unstack(_STACK, 1.5))
+case("stacked.stack_logits", "unknown kind", "kind", lambda: stacked.stack_logits("cnn", _STACK, _DX), KeyError)
+case("stacked.stack_logits", "xs of the wrong width", "xs", lambda: stacked.stack_logits("lstm", _STACK, _DX[..., :4]))
+case("stacked.stack_logits", "NaN xs", "xs", lambda: stacked.stack_logits("lstm", _STACK, _DX * NAN))
+case("stacked.stack_loss_and_grads", "label out of range", "labels",
+     lambda: stacked.stack_loss_and_grads("lstm", _STACK, _DX, np.array([0, 1, 7])))
+case("stacked.stack_loss_and_grads", "params without W_out", "W_out",
+     lambda: stacked.stack_loss_and_grads("lstm", {k: v for k, v in _STACK.items() if k != "W_out"}, _DX, _DY),
+     KeyError)
+case("stacked.train_arms", "no arms", "arms",
+     lambda: stacked.train_arms([], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,)))
+case("stacked.train_arms", "no seeds", "seeds",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, ()))
+case("stacked.train_arms", "checkpoints without a test set", "checkpoints",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
+                                train.TrainConfig(steps=2), checkpoints=(1,)))
+_RUNS = stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), _TASK.d_in, _TASK.n_symbols, (0,),
+                           train.TrainConfig(steps=1))
+case("stacked.stack_accuracy", "labels of the wrong length", "labels",
+     lambda: stacked.stack_accuracy(_RUNS["LSTM"], _DX, np.array([0, 1])))
+case("delay.arms_experiment", "no budgets", "budgets", lambda: delay.arms_experiment([2], budgets=()))
+case("delay.arms_experiment", "a budget above config.steps", "budgets",
+     lambda: delay.arms_experiment([2], budgets=(500,), config=train.TrainConfig(steps=10)))
+case("delay.arms_experiment", "negative delay", "delays", lambda: delay.arms_experiment([-1]))
+_AR = delay.ArmsResult((_ARM,), np.array([2]), (1,), (0,), np.zeros((1, 1, 1, 1)), {}, {"LSTM": 1}, 0.25)
+case("delay.ArmsResult.combine", "no parts", "parts", lambda: delay.ArmsResult.combine([]))
+case("delay.ArmsResult.combine", "parts of different seeds", "parts",
+     lambda: delay.ArmsResult.combine([_AR, dataclasses.replace(_AR, seeds=(1,))]))
+case("delay.ArmsResult.index", "unknown arm", "name", lambda: _AR.index("GRU"), KeyError)
+case("agreement.AgreementTask", "n_nouns 0", "n_nouns", lambda: agreement.AgreementTask(n_nouns=0))
+case("agreement.AgreementTask", "p_noun 1.5", "p_noun", lambda: agreement.AgreementTask(p_noun=1.5))
+case("agreement.AgreementTask.sample", "more attractors than distance", "attractors",
+     lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 2, 3, attractors=4))
+case("agreement.AgreementTask.sample", "n 0", "n", lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 0, 3))
+case("agreement.agreement_experiment", "train_distances reversed", "train_distances",
+     lambda: agreement.agreement_experiment([_ARM], [2], train_distances=(5, 1)))
+case("agreement.agreement_experiment", "negative distance", "distances",
+     lambda: agreement.agreement_experiment([_ARM], [-2]))
+case("senses.make_distant_corpus", "held_out 0", "held_out", lambda: senses.make_distant_corpus(held_out=0))
+case("senses.make_distant_corpus", "per_pair 0", "per_pair", lambda: senses.make_distant_corpus(per_pair=0))
+case("cell_diagram.draw_lstm_cell", "ax None", "ax", lambda: cell_diagram.draw_lstm_cell(None))
+case("cell_diagram.draw_gru_cell", "ax a Figure", "ax", lambda: cell_diagram.draw_gru_cell(_FIG))
+_AW, _AB = np.zeros((8, 3)), np.zeros(8)
+case("ablation.lstm_forward_ablated", "unknown gate", "clamp",
+     lambda: ablation.lstm_forward_ablated(np.zeros((3, 1)), np.zeros(2), np.zeros(2), _AW, _AB,
+                                           clamp={"reset": (True, 0.0)}), KeyError)
+case("ablation.lstm_forward_ablated", "forget clamped to 2", "clamp",
+     lambda: ablation.lstm_forward_ablated(np.zeros((3, 1)), np.zeros(2), np.zeros(2), _AW, _AB,
+                                           clamp={"forget": (True, 2.0)}))
+case("ablation.lstm_forward_ablated", "where not boolean", "h_read",
+     lambda: ablation.lstm_forward_ablated(np.zeros((3, 1)), np.zeros(2), np.zeros(2), _AW, _AB,
+                                           h_read=(np.ones(3), 0.0)))
+case("ablation.lstm_forward_ablated", "where of the wrong shape", "h_read",
+     lambda: ablation.lstm_forward_ablated(np.zeros((3, 1)), np.zeros(2), np.zeros(2), _AW, _AB,
+                                           h_read=(np.ones((4, 1), bool), 0.0)))
+case("ablation.lstm_forward_ablated", "NaN value", "clamp",
+     lambda: ablation.lstm_forward_ablated(np.zeros((3, 1)), np.zeros(2), np.zeros(2), _AW, _AB,
+                                           clamp={"input": (True, float("nan"))}))
+case("ablation.lstm_forward_ablated", "empty sequence", "xs",
+     lambda: ablation.lstm_forward_ablated(np.zeros((0, 1)), np.zeros(2), np.zeros(2), _AW, _AB))
 
 # --- the tests ---------------------------------------------------------------------------------
 

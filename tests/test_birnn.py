@@ -201,3 +201,30 @@ def test_bilm_rejects_bad_ids_and_params():
         train_bilm([np.zeros((3, 1), dtype=int)], 7)
     with pytest.raises(ValueError, match=r"vocab_size\ must\ be\ an\ integer\ >=\ 2,\ got\ 1"):
         init_bilm(1, BiLMConfig(), np.random.default_rng(0))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 4), st.integers(1, 5), st.integers(1, 3), st.integers(0, 2 ** 16))
+def test_the_training_loop_is_lstm_forward_and_lstm_backward_to_round_off(T, d_in, H, batch, seed):
+    # birnn trains with its own loop (one exp per nonlinearity, tanh(c) kept for the backward
+    # pass); it must compute what seqmodels.lstm computes
+    from seqmodels.birnn import _lstm_layer, _lstm_layer_backward
+    from seqmodels.lstm import lstm_backward
+    rng = np.random.default_rng(seed)
+    W, b = 2.0 * rng.normal(size=(4 * H, d_in + H)), rng.normal(size=4 * H)
+    xs, dhs = rng.normal(size=(T, batch, d_in)), rng.normal(size=(T, batch, H))
+    z = np.zeros((batch, H))
+    W2, b2 = 0.5 * rng.normal(size=W.shape), rng.normal(size=b.shape)  # a second LSTM beside it
+    xs2, dhs2 = rng.normal(size=xs.shape), rng.normal(size=dhs.shape)
+    forward = _lstm_layer(np.stack([xs, xs2], axis=1), np.stack([W, W2]), np.stack([b, b2]))
+    grads = _lstm_layer_backward(np.stack([xs, xs2], axis=1), np.stack([W, W2]), forward,
+                                 np.stack([dhs, dhs2], axis=1))
+    for k, (W_k, b_k, xs_k, dhs_k) in enumerate(((W, b, xs, dhs), (W2, b2, xs2, dhs2))):
+        hs, cs = lstm_forward(xs_k, z, z, W_k, b_k)
+        np.testing.assert_allclose(forward[0][:, k], hs, rtol=0, atol=1e-13)
+        np.testing.assert_allclose(forward[1][:, k], cs, rtol=0, atol=1e-13)
+        want = lstm_backward(xs_k, z, z, W_k, b_k, dhs_k)
+        scale = 1e-12 * (1.0 + np.abs(want["W"]).max())
+        np.testing.assert_allclose(grads[0][k], want["W"], rtol=0, atol=scale)
+        np.testing.assert_allclose(grads[1][k], want["b"], rtol=0, atol=scale)
+        np.testing.assert_allclose(grads[2][:, k], want["xs"], rtol=0, atol=scale)

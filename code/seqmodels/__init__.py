@@ -9,6 +9,8 @@ Models and their gradients:
 
 - ``seqmodels.rnn``: the vanilla recurrent network, forward and backpropagation through time.
 - ``seqmodels.lstm``: the LSTM cell (forget, input, candidate, output gates), forward and BPTT.
+- ``seqmodels.gru``: the gated recurrent unit (reset, update, candidate), forward and BPTT.
+- ``seqmodels.ablation``: an LSTM run with gates clamped or its recurrent read replaced at chosen steps.
 - ``seqmodels.birnn``: bidirectional LSTMs and the ELMo-style bidirectional language model.
 - ``seqmodels.attention``: scaled dot-product and multi-head attention, stacks, KV-cache decoding.
 - ``seqmodels.pretrained``: all-MiniLM-L6-v2, a pretrained 6-layer Transformer encoder, run in numpy.
@@ -28,8 +30,10 @@ Shared machinery:
 - ``seqmodels.numeric``: stable sigmoid, log-sigmoid, softmax, log-softmax and cross-entropy.
 - ``seqmodels.optim``: gradient-norm clipping and the Adam optimiser.
 - ``seqmodels.train``: training any recurrent layer with a classifier head on its final state.
+- ``seqmodels.stacked``: many seeds of one recurrent classifier trained as a single stacked model.
 - ``seqmodels.projection``: PCA, for drawing high-dimensional vectors in 2-D.
 - ``seqmodels.plotting``: the book's matplotlib style.
+- ``seqmodels.cell_diagram``: drawings of the LSTM cell and the GRU cell in the chapter's symbols.
 - ``seqmodels.tables``: tabular results shown as HTML tables, with units and one format per column.
 - ``seqmodels.diagrams``: unrolled recurrent networks (the three shapes of use, shared weights).
 - ``seqmodels.explore``: figures a reader can explore, one pre-drawn SVG per setting of a slider or menu.
@@ -37,6 +41,7 @@ Shared machinery:
 Experiments:
 
 - ``seqmodels.delay``: the delayed-recall task and the RNN-versus-LSTM memory experiment.
+- ``seqmodels.agreement``: subject-verb number agreement across distance and attractors.
 - ``seqmodels.complexity``: dependency graphs, sequential steps, path lengths and FLOP counts.
 - ``seqmodels.timing``: timing on one BLAS thread, the timed experiments and ``TIMING_PAGES``.
 - ``seqmodels.gradient_paths``: gradient norms by distance in time and by depth of a stack.

@@ -47,7 +47,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_float_array, as_ids, as_rng, check_shape, finite_float, positive_int
-from .lstm import init_lstm, lstm_backward, lstm_forward
+from .lstm import init_lstm, lstm_forward
 from .numeric import softmax, softmax_cross_entropy
 from .optim import Adam, clip_grad_norm
 
@@ -242,20 +242,162 @@ def _check_ids(ids, vocab_size: int, name: str = "ids") -> np.ndarray:
     return ids
 
 
-def _run_direction(params: Params, direction: str, ids: np.ndarray):
-    """One direction's stack over ``ids`` (T, B) already in its reading order.
+_WORKSPACE: dict = {}
+_WORKSPACE_BYTES = 64 * 2 ** 20  #: buffers kept at most; the least recently used go first
 
-    Returns the input of every layer and the states of every layer, each (T, B, .)."""
-    inputs, states = [], []
-    x = params["E"][ids]  # (T, B, d_embed)
+
+def _ws(name: str, shape, dtype) -> np.ndarray:
+    """A reusable uninitialised array for ``name`` of this shape and dtype (contents undefined),
+    as in :mod:`seqmodels.stacked`: a fresh array of a few hundred kilobytes is memory the system
+    maps on first touch, which costs more than the arithmetic done in it."""
+    key = (name, tuple(shape), np.dtype(dtype))
+    arr = _WORKSPACE.pop(key, None)
+    if arr is None:
+        arr = np.empty(key[1], key[2])
+        total = sum(a.nbytes for a in _WORKSPACE.values()) + arr.nbytes
+        for old in list(_WORKSPACE):
+            if total <= _WORKSPACE_BYTES:
+                break
+            total -= _WORKSPACE.pop(old).nbytes
+    _WORKSPACE[key] = arr  # most recently used last
+    return arr
+
+
+def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray, tag: str | None = None):
+    """:func:`seqmodels.lstm.lstm_forward` from zero states for ``D`` LSTMs side by side (the two
+    directions of a layer): ``xs`` (T, D, B, d_in), ``W`` (D, 4H, d_in + H), ``b`` (D, 4H), all
+    checked. The same recurrence, computed more cheaply: one time step of the ``D`` LSTMs is one
+    batched product, every sigmoid is ``1 / (1 + exp(-a))`` and every tanh ``2 sigmoid(2 a) - 1``,
+    one ``exp`` each, which numpy vectorises while its float64 ``tanh`` is several times slower.
+    The results agree with :func:`~seqmodels.lstm.lstm_forward` to round-off (tests/test_birnn.py).
+    Returns ``hs, cs`` (T, D, B, H), the activations ``acts`` (T, D, B, 4H) of the gates f, i, g, o
+    and ``tanh(cs)``.
+
+    With a ``tag``, these arrays are workspace buffers (:func:`_ws`) named by
+    it, reused by the next call with the same tag: a fresh array of this size is memory the system
+    maps on first touch, which costs more than the arithmetic. Without one they are new arrays."""
+    T, D, B, d_in = xs.shape
+    H = W.shape[1] // 4
+    def new(name, shape):
+        return np.empty(shape) if tag is None else _ws(tag + name, shape, np.float64)
+
+    scale = np.repeat([-1.0, -1.0, -2.0, -1.0], H)  # exp(-a) for the gates, exp(-2 a) for g
+    pre = np.matmul(xs, np.swapaxes(W[:, :, :d_in] * scale[:, None], 1, 2), out=new("pre", (T, D, B, 4 * H)))
+    np.add(pre, b[:, None] * scale, out=pre)  # every step's input part of -a (-2 a for g)
+    W_hT = np.swapaxes(W[:, :, d_in:] * scale[:, None], 1, 2)  # (D, H, 4H), scaled the same way
+    acts, hs, cs, tcs = (new(name, (T, D, B, k * H))
+                         for name, k in (("acts", 4), ("hs", 1), ("cs", 1), ("tcs", 1)))
+    hw = np.empty((D, B, 4 * H))
+    h, c = np.zeros((D, B, H)), np.zeros((D, B, H))
+    for t in range(T):
+        a = acts[t]
+        np.matmul(h, W_hT, out=hw)
+        np.add(pre[t], hw, out=a)
+        np.minimum(a, 80.0, out=a)  # exp(80) is finite
+        np.exp(a, out=a)
+        np.add(a, 1.0, out=a)
+        np.divide(1.0, a, out=a)  # sigmoid of every block; g's block is sigmoid(2 a_g)
+        g = a[..., 2 * H:3 * H]
+        np.multiply(g, 2.0, out=g)
+        np.subtract(g, 1.0, out=g)  # tanh(a_g)
+        c = np.add(a[..., :H] * c, a[..., H:2 * H] * g, out=cs[t])
+        tc = tcs[t]
+        np.multiply(c, -2.0, out=tc)
+        np.minimum(tc, 80.0, out=tc)
+        np.exp(tc, out=tc)
+        np.add(tc, 1.0, out=tc)
+        np.divide(2.0, tc, out=tc)
+        np.subtract(tc, 1.0, out=tc)  # tanh(c)
+        h = np.multiply(a[..., 3 * H:], tc, out=hs[t])
+    return hs, cs, acts, tcs
+
+
+def _lstm_layer_backward(xs: np.ndarray, W: np.ndarray, forward, dhs: np.ndarray, tag: str = "bwd"):
+    """:func:`seqmodels.lstm.lstm_backward` from zero states for a :func:`_lstm_layer` pass
+    ``forward``: the gradients ``(dW, db, dxs)`` of ``sum(hs * dhs)``, shaped like ``W``, ``b``
+    and ``xs``. The same formulas, with ``tanh(c)`` kept from the forward pass and the three
+    cell-driven blocks of ``dz`` written by one product per step; equal to
+    :func:`~seqmodels.lstm.lstm_backward` to round-off (tests/test_birnn.py). The intermediate
+    arrays, and ``dxs``, are workspace buffers named by ``tag`` (valid until the next call with it)."""
+    hs, cs, acts, tcs = forward
+    T, D, B, d_in = xs.shape
+    H = hs.shape[-1]
+    ws = lambda name, shape: _ws(tag + name, shape, np.float64)  # noqa: E731
+    f, i, g, o = (acts[..., k * H:(k + 1) * H] for k in range(4))
+    # local derivatives of every step at once; the loop below only carries dh and dc back
+    dc_from_h = ws("dc_from_h", (T, D, B, H))  # dh_t -> dc_t through h_t = o * tanh(c_t)
+    tmp = ws("tmp", (T, D, B, H))
+    np.multiply(tcs, tcs, out=tmp)
+    np.subtract(1.0, tmp, out=tmp)
+    np.multiply(o, tmp, out=dc_from_h)
+    dc_to_z = ws("dc_to_z", (T, D, B, 3, H))  # dc_t -> z blocks f, i, g
+    dzf = dc_to_z[..., 0, :]
+    dzf[0] = 0.0  # c_{-1} = 0
+    np.subtract(1.0, f, out=tmp)
+    np.multiply(f, tmp, out=tmp)
+    np.multiply(cs[:-1], tmp[1:], out=dzf[1:])
+    np.subtract(1.0, i, out=tmp)
+    np.multiply(i, tmp, out=tmp)
+    np.multiply(g, tmp, out=dc_to_z[..., 1, :])
+    np.multiply(g, g, out=tmp)
+    np.subtract(1.0, tmp, out=tmp)
+    np.multiply(i, tmp, out=dc_to_z[..., 2, :])
+    dh_to_z = ws("dh_to_z", (T, D, B, H))  # dh_t -> z block o
+    np.subtract(1.0, o, out=tmp)
+    np.multiply(o, tmp, out=tmp)
+    np.multiply(tcs, tmp, out=dh_to_z)
+    dzs = ws("dzs", (T, D, B, 4, H))  # dL/dz of every step, blocks f, i, g, o
+    W_h = W[:, :, d_in:]  # (D, 4H, H)
+    dh_next, dc_next = np.zeros((D, B, H)), np.zeros((D, B, H))
+    dh, dc = np.empty((D, B, H)), np.empty((D, B, H))
+    for t in reversed(range(T)):
+        np.add(dhs[t], dh_next, out=dh)  # from outside + from step t+1
+        np.multiply(dh, dc_from_h[t], out=dc)
+        np.add(dc_next, dc, out=dc)
+        np.multiply(dc[:, :, None], dc_to_z[t], out=dzs[t, :, :, :3])
+        np.multiply(dh, dh_to_z[t], out=dzs[t, :, :, 3])
+        np.matmul(dzs[t].reshape(D, B, 4 * H), W_h, out=dh_next)
+        np.multiply(dc, f[t], out=dc_next)  # the cell path: multiplied by the forget gate only
+    dz = ws("dz", (D, 4 * H, T, B))
+    np.copyto(dz, dzs.reshape(T, D, B, 4 * H).transpose(1, 3, 0, 2))
+    dz = dz.reshape(D, 4 * H, T * B)
+    x2 = ws("x2", (D, T, B, d_in))
+    np.copyto(x2, xs.transpose(1, 0, 2, 3))
+    h2 = ws("h2", (D, T, B, H))  # h_{t-1} of every step
+    h2[:, 0] = 0.0
+    np.copyto(h2[:, 1:], hs[:-1].transpose(1, 0, 2, 3))
+    dW = np.concatenate([dz @ x2.reshape(D, T * B, d_in), dz @ h2.reshape(D, T * B, H)], axis=2)
+    dxs = np.matmul(dzs.reshape(T, D, B, 4 * H), W[:, :, :d_in], out=ws("dxs", (T, D, B, d_in)))
+    return dW, dz.sum(axis=2), dxs
+
+
+def _run_layers(params: Params, ids: np.ndarray, directions=DIRECTIONS, tag: str | None = None):
+    """The stacks of ``directions`` side by side over ``ids`` (T, B); each direction reads the
+    tokens in its own order (``"bwd"`` reads ``ids[::-1]``).
+
+    Returns the input of every layer and every layer's :func:`_lstm_layer` result (states first),
+    each (T, D, B, .), for :func:`_lstm_layer_backward`, which then need not run it again."""
+    orders = np.stack([ids if d == "fwd" else ids[::-1] for d in directions], axis=1)  # (T, D, B)
+    inputs, forwards = [], []
+    x = params["E"][orders]  # (T, D, B, d_embed)
     for layer in range(n_layers_of(params)):
-        W, b = params[f"{direction}{layer}.W"], params[f"{direction}{layer}.b"]
-        z = _zero_state(x, W)
-        h = lstm_forward(x, z, z, W, b)[0]  # (T, B, d_hidden)
+        forward = _lstm_layer(x, _stacked(params, layer, "W", directions),
+                              _stacked(params, layer, "b", directions), None if tag is None else f"{tag}{layer}")
         inputs.append(x)
-        states.append(h)
-        x = h
-    return inputs, states
+        forwards.append(forward)
+        x = forward[0]
+    return inputs, forwards
+
+
+def _stacked(params: Params, layer: int, what: str, directions=DIRECTIONS) -> np.ndarray:
+    return np.stack([params[f"{d}{layer}.{what}"] for d in directions])
+
+
+def _run_direction(params: Params, direction: str, ids: np.ndarray) -> list[np.ndarray]:
+    """The states (T, B, d_hidden) of every layer of one direction over ``ids`` (T, B), which are
+    in its reading order already."""
+    order = ids if direction == "fwd" else ids[::-1]  # _run_layers reverses "bwd" itself
+    return [fw[0][:, 0] for fw in _run_layers(params, order, (direction,))[1]]
 
 
 def bilm_states(params: Params, ids) -> list[np.ndarray]:
@@ -286,8 +428,8 @@ def bilm_states(params: Params, ids) -> list[np.ndarray]:
     V, _ = _check_params(params)
     ids = _check_ids(ids, V)
     batched = ids if ids.ndim == 2 else ids[:, None]  # (T, B)
-    _, h_f = _run_direction(params, "fwd", batched)
-    _, h_b = _run_direction(params, "bwd", batched[::-1])
+    h_f = _run_direction(params, "fwd", batched)
+    h_b = _run_direction(params, "bwd", batched[::-1])
     layers = [np.concatenate([f, b[::-1]], axis=-1) for f, b in zip(h_f, h_b)]  # (T, B, 2H)
     return layers if ids.ndim == 2 else [h[:, 0] for h in layers]
 
@@ -316,6 +458,7 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
         dW_out          += dlogits^T h_top;   db_out += sum dlogits
         dh_top[:-1]      = dlogits W_out                   # the last state predicts nothing
         dW, db, dxs      = lstm_backward(layer input, dh)  # layer by layer, top to bottom
+                                                            # (its formulas, in _lstm_layer_backward)
         dE[ids[t]]      += dxs[t]                           # the embedding rows that were read
 
     Parameters
@@ -347,28 +490,28 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
     W_out, b_out = params["W_out"], params["b_out"]
     total = 0.0
     g: Params = {k: np.zeros_like(v, dtype=np.float64) for k, v in params.items()} if grads else {}
-    for direction, order in zip(DIRECTIONS, (ids, ids[::-1])):
-        inputs, states = _run_direction(params, direction, order)
-        top = states[-1][:-1].reshape(-1, H)  # ((T-1) B, H): every state that predicts a token
-        loss, dlogits = softmax_cross_entropy(top @ W_out.T + b_out, order[1:].ravel())
-        total += loss / 2
-        if not grads:
-            continue
-        dlogits /= 2  # the loss is the mean of the two directions
+    # both directions at once, on a leading axis of size 2 (fwd, bwd); each predicts N tokens
+    inputs, forwards = _run_layers(params, ids, tag="bilm")  # workspace: used here only
+    D = len(DIRECTIONS)
+    top = forwards[-1][0][:-1].reshape(-1, H)  # ((T-1) D B, H): every state that predicts a token
+    targets = np.stack([ids[1:], ids[::-1][1:]], axis=1)  # (T-1, D, B): the token read next
+    total, dlogits = softmax_cross_entropy(top @ W_out.T + b_out, targets.ravel())
+    # the mean over both directions' predictions is the mean of the two directions' means
+    if grads:
         g["W_out"] += dlogits.T @ top
         g["b_out"] += dlogits.sum(axis=0)
-        dhs = np.zeros_like(states[-1])  # (T, B, H)
-        dhs[:-1] = (dlogits @ W_out).reshape(T - 1, B, H)
-        for layer in reversed(range(len(states))):
-            key = f"{direction}{layer}"
-            W, b = params[f"{key}.W"], params[f"{key}.b"]
-            z = _zero_state(inputs[layer], W)
-            gl = lstm_backward(inputs[layer], z, z, W, b, dhs)
-            g[f"{key}.W"] += gl["W"]
-            g[f"{key}.b"] += gl["b"]
-            dhs = gl["xs"]  # gradient at this layer's input: the states of the layer below
-        np.add.at(g["E"], order, dhs)  # dhs is now dL/dx for every token read: (T, B, d_embed)
-    return total, g
+        dhs = np.zeros((T, D, B, H))
+        dhs[:-1] = (dlogits @ W_out).reshape(T - 1, D, B, H)
+        for layer in reversed(range(len(forwards))):
+            dW, db, dhs = _lstm_layer_backward(inputs[layer], _stacked(params, layer, "W"),
+                                               forwards[layer], dhs, tag=f"bilm_bwd{layer}")
+            for k, direction in enumerate(DIRECTIONS):
+                g[f"{direction}{layer}.W"] += dW[k]
+                g[f"{direction}{layer}.b"] += db[k]
+            # dhs is now the gradient at this layer's input: the states of the layer below
+        orders = np.stack([ids, ids[::-1]], axis=1)
+        np.add.at(g["E"], orders, dhs)  # dhs is now dL/dx for every token read: (T, D, B, d_embed)
+    return float(total), g
 
 
 @dataclass
@@ -567,7 +710,7 @@ def token_vectors(params: Params, sequences, positions) -> TokenVectors:
             by_length.setdefault(len(piece), []).append(k)
         for members in by_length.values():
             ids = np.array([distinct[k] for k in members]).T  # (length, n), reading order
-            for layer, h in enumerate(_run_direction(params, direction, ids)[1]):  # (length, n, H)
+            for layer, h in enumerate(_run_direction(params, direction, ids)):  # (length, n, H)
                 states[layer, members] = h[-1]  # the state after reading the token
         row = {piece: k for k, piece in enumerate(distinct)}
         halves[direction] = states[:, [row[piece] for piece in pieces]]  # (L, N, H)

@@ -13,6 +13,9 @@ beats chance only by carrying the key through ``delay`` steps.
 
 :func:`delay_experiment` trains an RNN and an LSTM with the same budget
 (:data:`DELAY_CONFIG`) at several delays, from several seeds, and measures their test accuracy.
+:func:`arms_experiment` is the controlled version: the arms of :data:`DELAY_ARMS` (RNN, a
+parameter-matched RNN, the LSTM at four forget biases, the GRU), ten seeds each, trained as stacked
+models on the same batches, with the test accuracy recorded after several training budgets.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ._checks import as_int_list, as_rng, finite_float, positive_int
+from ._checks import as_int_list, as_rng, finite_float, one_of, positive_int
+from .stacked import Arm, train_arms
 from .train import Recurrence, TrainConfig, Trained, accuracy, lstm_cell, rnn_cell, train_classifier
 from .tables import Column, Table, result_table
 
@@ -175,3 +179,130 @@ def delay_experiment(delays, seeds=(0, 1, 2), cells: tuple[Recurrence, ...] = DE
                     runs[cell.name, delay, seed] = run
                     acc[i, j, k] = accuracy(cell, run.params, xs_test, y_test)
     return DelayResult(delays, tuple(c.name for c in cells), seeds, acc, runs, 1.0 / task.n_symbols)
+
+
+# --- The controlled experiment: arms, ten seeds, several budgets ---------------------------------
+
+#: The arms of :func:`arms_experiment`: the RNN, an RNN as wide as the LSTM has parameters, the
+#: LSTM at four forget biases (0: gates start at one half; 1: the common default; 3 and 5: longer
+#: initial memories), and the GRU.
+DELAY_ARMS = (
+    Arm("RNN", "rnn", 16, 1.0),
+    Arm("RNN, 36 units", "rnn", 36, 1.0),
+    Arm("LSTM, forget bias 0", "lstm", 16, 0.0),
+    Arm("LSTM, forget bias 1", "lstm", 16, 1.0),
+    Arm("LSTM, forget bias 3", "lstm", 16, 3.0),
+    Arm("LSTM, forget bias 5", "lstm", 16, 5.0),
+    Arm("GRU", "gru", 16, 0.0),
+)
+
+
+@dataclass
+class ArmsResult:
+    """What :func:`arms_experiment` measured."""
+
+    arms: tuple[Arm, ...]
+    delays: np.ndarray  #: (n_delays,)
+    budgets: tuple[int, ...]  #: training steps after which the test accuracy was recorded
+    seeds: tuple[int, ...]
+    accuracy: np.ndarray  #: (n_arms, n_delays, n_budgets, n_seeds) test accuracy
+    runs: dict  #: delay -> {arm name: :class:`seqmodels.stacked.StackRun`}
+    n_params: dict  #: arm name -> trained numbers per model (recurrent layer and read-out)
+    chance: float
+    solved_at: float = 0.95  #: a run with at least this test accuracy counts as solved
+
+    @classmethod
+    def combine(cls, parts) -> "ArmsResult":
+        """One result from runs of the same arms, seeds and budgets at different delays.
+
+        Raises
+        ------
+        ValueError
+            no parts, or parts whose arms, seeds or budgets differ.
+        """
+        parts = list(parts)
+        if not parts:
+            raise ValueError("parts must hold at least one ArmsResult, got none")
+        first = parts[0]
+        for p in parts[1:]:
+            if p.arms != first.arms or p.seeds != first.seeds or p.budgets != first.budgets:
+                raise ValueError("parts must share arms, seeds and budgets")
+        return cls(first.arms, np.concatenate([p.delays for p in parts]), first.budgets, first.seeds,
+                   np.concatenate([p.accuracy for p in parts], axis=1), {k: v for p in parts for k, v in p.runs.items()},
+                   first.n_params, first.chance, first.solved_at)
+
+    def index(self, name: str) -> int:
+        """Position of the arm called ``name``; raises ``KeyError`` if there is none."""
+        names = [a.name for a in self.arms]
+        one_of("name", name, names)
+        return names.index(name)
+
+    def final(self) -> np.ndarray:
+        """(n_arms, n_delays, n_seeds): accuracy after the full budget."""
+        return self.accuracy[:, :, -1]
+
+    def solved(self) -> np.ndarray:
+        """(n_arms, n_delays, n_budgets): how many seeds reached ``solved_at``."""
+        return (self.accuracy >= self.solved_at).sum(axis=-1)
+
+    def table(self) -> Table:
+        """One row per arm: parameters, then mean ± sd (min–max) and solved seeds at each delay,
+        after the full budget (shown as an HTML table in the book)."""
+        n = len(self.seeds)
+        acc = self.final()
+        columns = [Column("arm"), Column("parameters", fmt=",")]
+        for d in self.delays:
+            columns += [Column(f"delay {d}: mean ± sd (min–max)"), Column(f"delay {d}: solved")]
+        rows = []
+        for i, arm in enumerate(self.arms):
+            row = [arm.name, self.n_params[arm.name]]
+            for j in range(len(self.delays)):
+                a = acc[i, j]
+                row += [f"{a.mean():.0%} ± {a.std():.0%} ({a.min():.0%}–{a.max():.0%})",
+                        f"{(a >= self.solved_at).sum()} of {n}"]
+            rows.append(row)
+        return result_table(rows, columns)
+
+
+def arms_experiment(delays, arms=DELAY_ARMS, seeds=range(10), budgets=(100, 200, 300),
+                    task: DelayTask = DelayTask(), config: TrainConfig = DELAY_CONFIG,
+                    n_test: int = 500) -> ArmsResult:
+    """Train every arm from every seed at every delay on the same batches; test after each budget.
+
+    At each delay all arms and seeds are trained together by :func:`seqmodels.stacked.train_arms`
+    (models of one kind and width as one stacked model) on one stream of batches seeded by the
+    delay, for ``max(budgets)`` steps with ``config``'s batch, learning rate, clipping and early
+    stop; every model answers the same ``n_test`` test sequences after each budget.
+
+    Raises
+    ------
+    ValueError
+        empty ``delays`` or ``budgets``, a budget above ``config.steps``, or bad arms or seeds.
+
+    >>> r = arms_experiment([2], arms=DELAY_ARMS[:1], seeds=(0, 1), budgets=(5, 10),
+    ...                     config=TrainConfig(steps=10), n_test=50)
+    >>> r.accuracy.shape, r.n_params["RNN"]
+    ((1, 1, 2, 2), 484)
+    """
+    delays = np.asarray([positive_int("delays", int(d), minimum=0) for d in delays])
+    budgets = tuple(sorted(positive_int("budgets", b) for b in budgets))
+    if delays.size == 0 or not budgets:
+        raise ValueError("delays and budgets must each hold at least one value")
+    if budgets[-1] > config.steps:
+        raise ValueError(f"budgets must be <= config.steps = {config.steps}, got {budgets[-1]}")
+    arms, seeds = tuple(arms), tuple(int(s) for s in seeds)
+    acc = np.empty((len(arms), len(delays), len(budgets), len(seeds)))
+    runs = {}
+    for j, delay in enumerate(int(d) for d in delays):
+        test = task.sample(np.random.default_rng([1000, delay]), n_test, delay)
+
+        def sample(rng, n, delay=delay):
+            return task.sample(rng, n, delay)
+
+        runs[delay] = train_arms(arms, sample, task.d_in, task.n_symbols, seeds, replace(config, steps=budgets[-1]),
+                                 data_seed=delay, test=test, checkpoints=budgets)
+        for i, arm in enumerate(arms):
+            for m, b in enumerate(budgets):
+                acc[i, j, m] = runs[delay][arm.name].checkpoint_accuracy[b]
+    return ArmsResult(arms, delays, budgets, seeds, acc, runs,
+                      {a.name: a.n_params(task.d_in, task.n_symbols) for a in arms}, 1.0 / task.n_symbols)

@@ -15,6 +15,9 @@ Train and test are kept apart by *combination*: every test sentence pairs a left
 part that never occur together in training, and every test sentence has exactly one cue side. The
 test set is balanced: each neutral side of a test sentence occurs equally often with both senses,
 so the neutral side alone says nothing about the sense.
+
+:func:`make_distant_corpus` is harder: its cue phrases join two sense words ("the loan and the
+fee") three to five words away from "bank", and its test cue phrases never occur in training.
 """
 
 from __future__ import annotations
@@ -222,3 +225,99 @@ def encode(words, vocab) -> np.ndarray:
         ids.append(index[w])
     ids.append(index[EOS])
     return np.array(ids)
+
+
+# --- A harder corpus: cues several words away, cue phrases never seen in training ------------------
+
+#: Cue words of the harder corpus: each names one sense, and a cue phrase joins two of them.
+CUE_WORDS: dict[str, tuple[str, ...]] = {
+    "money": ("loan", "mortgage", "deposit", "teller", "account", "cheque", "salary", "fee"),
+    "river": ("river", "reeds", "ducks", "willows", "mud", "stream", "fishermen", "flood"),
+}
+#: Words between a cue phrase and "bank": before it (cue first) and after it (cue last).
+GAP_BEFORE = ("we saw the", "we passed the old", "they found the little", "she reached the nearby")
+GAP_AFTER = ("was quiet", "looked empty", "was far away", "stood there")
+#: Neutral words on the side of "bank" that has no cue.
+FILL_AFTER = ("at noon", "again", "that day", "once more")
+FILL_BEFORE = ("the", "the old", "the little", "the nearby")
+
+
+def _cue_phrase(a: str, b: str) -> str:
+    return f"the {a} and the {b}"
+
+
+def make_distant_corpus(seed: int = 0, held_out: int = 14, per_pair: int = 2) -> Corpus:
+    """Sentences whose cue sits several words from "bank" and whose test cue phrases are new.
+
+    A cue phrase is ``"the A and the B"`` for two different cue words of one sense
+    (:data:`CUE_WORDS`). Cue before "bank"::
+
+        after <cue phrase> <GAP_BEFORE> bank <FILL_AFTER>
+        after the loan and the fee we saw the bank at noon
+
+    and cue after it::
+
+        <FILL_BEFORE> bank <GAP_AFTER> with <cue phrase>
+        the old bank was quiet with the reeds and the ducks
+
+    so three to five words separate "bank" from the nearest cue word. For each sense ``held_out``
+    of the 56 ordered pairs ``(A, B)`` are drawn (seeded) as test pairs: their cue phrase never
+    occurs in training, on either side, though each cue word does. Every (pair, side) yields
+    ``per_pair`` sentences with gap and filler phrases (seeded in training; in the test set each
+    phrase occurs equally often with each sense, so the side without the cue says nothing). Training also holds sentences with
+    training cue phrases on both sides (``cue="both"``, ``per_pair`` per training pair), in which
+    the words before "bank" predict the words after it, and unlabelled sentences with no cue.
+
+    Returns
+    -------
+    Corpus; its test sentences all have a cue (``"before"`` or ``"after"``) and a held-out pair.
+
+    Raises
+    ------
+    ValueError
+        ``held_out`` outside ``1 .. 55`` or ``per_pair`` < 1.
+
+    >>> c = make_distant_corpus()
+    >>> len(c.train), len(c.test)
+    (536, 112)
+    >>> c.test[0].text, c.test[0].cue
+    ('after the loan and the mortgage we saw the bank at noon', 'before')
+    """
+    n_pairs = len(CUE_WORDS["money"]) * (len(CUE_WORDS["money"]) - 1)
+    if not 1 <= held_out < n_pairs:
+        raise ValueError(f"held_out must be between 1 and {n_pairs - 1}, got {held_out}")
+    if per_pair < 1:
+        raise ValueError(f"per_pair must be >= 1, got {per_pair}")
+    rng = np.random.default_rng(seed)
+    train: list[Sentence] = []
+    test: list[Sentence] = []
+    for sense in SENSES:
+        words = CUE_WORDS[sense]
+        pairs = [(a, b) for a in words for b in words if a != b]
+        chosen = set(rng.choice(len(pairs), size=held_out, replace=False).tolist())
+        n_test = 0
+        for k, (a, b) in enumerate(pairs):
+            for _ in range(per_pair):
+                if k in chosen:  # test: every filler and gap phrase equally often with each sense
+                    j, n_test = n_test % 4, n_test + 1
+                    gap_b, fill_a, fill_b, gap_a = GAP_BEFORE[j], FILL_AFTER[j], FILL_BEFORE[j], GAP_AFTER[j]
+                else:
+                    gap_b, fill_a = GAP_BEFORE[rng.integers(4)], FILL_AFTER[rng.integers(4)]
+                    fill_b, gap_a = FILL_BEFORE[rng.integers(4)], GAP_AFTER[rng.integers(4)]
+                before = f"after {_cue_phrase(a, b)} {gap_b} {TARGET} {fill_a}".split()
+                after = f"{fill_b} {TARGET} {gap_a} with {_cue_phrase(a, b)}".split()
+                out = test if k in chosen else train
+                out.append(Sentence(tuple(before), sense, "before"))
+                out.append(Sentence(tuple(after), sense, "after"))
+        # cues on both sides, from training pairs only: here the words before "bank" predict the
+        # words after it, the signal that teaches a language model to carry the sense across "bank"
+        kept = [pair for k, pair in enumerate(pairs) if k not in chosen]
+        for k in range(per_pair * len(kept)):
+            (a, b), (c, e) = kept[k % len(kept)], kept[rng.integers(len(kept))]
+            both = (f"after {_cue_phrase(a, b)} {GAP_BEFORE[rng.integers(4)]} {TARGET} "
+                    f"{GAP_AFTER[rng.integers(4)]} with {_cue_phrase(c, e)}")
+            train.append(Sentence(tuple(both.split()), sense, "both"))
+    for fill_b, gap_b in zip(FILL_BEFORE, GAP_BEFORE):  # no cue: unlabelled
+        train += [Sentence(tuple(f"{fill_b} {TARGET} {gap_a}".split()), None, "none") for gap_a in GAP_AFTER]
+        train += [Sentence(tuple(f"{gap_b} {TARGET} {fill_a}".split()), None, "none") for fill_a in FILL_AFTER]
+    return Corpus(train=tuple(train), test=tuple(test))

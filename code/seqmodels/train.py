@@ -21,6 +21,7 @@ from threadpoolctl import threadpool_limits
 from ._checks import as_float_array, as_ids, as_rng, check_shape, finite_float, positive_int
 from .numeric import softmax_cross_entropy
 from .optim import Adam, clip_grad_norm
+from .gru import gru_backward, gru_forward, init_gru
 from .lstm import init_lstm, lstm_backward, lstm_forward
 from .rnn import init_rnn, rnn_backward, rnn_forward
 
@@ -136,6 +137,31 @@ def lstm_cell(forget_bias: float = 1.0) -> Recurrence:
         return {k: g[k] for k in ("W", "b", "xs")}
 
     return Recurrence("LSTM", init, forward, backward)
+
+
+def gru_cell(update_bias: float = 0.0) -> Recurrence:
+    """The GRU of :mod:`seqmodels.gru`, initialised by :func:`seqmodels.gru.init_gru` with
+    ``update_bias`` (0, the default, starts the update gate at one half).
+
+    Raises
+    ------
+    ValueError
+        ``update_bias`` not finite.
+    """
+    update_bias = finite_float("update_bias", update_bias)
+
+    def init(d_in, d_hidden, rng):
+        W, b = init_gru(d_in, d_hidden, rng, update_bias=update_bias)
+        return {"W": W, "b": b}
+
+    def forward(p, xs):
+        return gru_forward(xs, np.zeros(xs.shape[1:-1] + (p["W"].shape[0] // 3,)), p["W"], p["b"]), None
+
+    def backward(p, xs, dhs, cache=None):  # gru_backward recomputes the forward pass
+        g = gru_backward(xs, np.zeros(xs.shape[1:-1] + (p["W"].shape[0] // 3,)), p["W"], p["b"], dhs)
+        return {k: g[k] for k in ("W", "b", "xs")}
+
+    return Recurrence("GRU", init, forward, backward)
 
 
 #: :func:`rnn_cell` at spectral radius 1.

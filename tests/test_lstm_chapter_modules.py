@@ -1,0 +1,111 @@
+"""The LSTM chapter's experiment modules: agreement task, controlled delay arms, cell drawings, distant corpus."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from seqmodels.agreement import AgreementTask, agreement_experiment
+from seqmodels.cell_diagram import draw_gru_cell, draw_lstm_cell
+from seqmodels.delay import DELAY_ARMS, ArmsResult, arms_experiment
+from seqmodels.senses import CUE_WORDS, make_distant_corpus
+from seqmodels.stacked import Arm
+from seqmodels.train import TrainConfig
+
+
+def test_agreement_sequences_have_the_promised_structure():
+    task = AgreementTask(n_nouns=3, n_fillers=2)
+    xs, y = task.sample(np.random.default_rng(0), 200, distance=7, attractors=3)
+    tokens = xs.argmax(axis=-1)  # (T, n)
+    N = task.n_nouns
+    assert xs.shape == (9, 200, task.d_in) and np.all(xs.sum(axis=-1) == 1)
+    assert np.array_equal(tokens[0] // N, y) and np.all(tokens[-1] == task.d_in - 1)
+    between = tokens[1:-1]
+    nouns = between < 2 * N
+    assert np.all(nouns.sum(axis=0) == 3)                         # exactly k attractors
+    assert np.all((between // N)[nouns] == np.broadcast_to(1 - y, between.shape)[nouns])  # all of the other number
+    xs0, _ = task.sample(np.random.default_rng(1), 50, distance=5, attractors=0)
+    assert np.all(xs0.argmax(axis=-1)[1:-1] >= 2 * N)             # no nouns at all
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(n=0, distance=3), "n must be an integer"), (dict(n=2, distance=-1), "distance must be an integer"),
+    (dict(n=2, distance=3, attractors=4), "attractors must be <= distance"),
+])
+def test_agreement_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        AgreementTask().sample(np.random.default_rng(0), **kwargs)
+
+
+def test_agreement_experiment_shapes_and_nan_where_impossible():
+    r = agreement_experiment([Arm("RNN", "rnn", 4)], distances=(1, 3), attractors=(0, 2), seeds=(0, 1),
+                             config=TrainConfig(steps=3), n_test=20, train_distances=(1, 2))
+    assert r.accuracy.shape == (1, 2, 2, 2)
+    assert np.isnan(r.accuracy[0, 0, 1]).all() and not np.isnan(r.accuracy[0, 1]).any()
+    with pytest.raises(ValueError, match="train_distances"):
+        agreement_experiment([Arm("RNN", "rnn", 4)], distances=(1,), train_distances=(3, 1))
+
+
+def test_arms_experiment_records_every_budget_and_table():
+    r = arms_experiment([2], arms=DELAY_ARMS[:2], seeds=(0, 1), budgets=(2, 4), config=TrainConfig(steps=4), n_test=30)
+    assert isinstance(r, ArmsResult) and r.accuracy.shape == (2, 1, 2, 2)
+    assert r.solved().shape == (2, 1, 2) and r.final().shape == (2, 1, 2)
+    rows = [[text for text, _ in row] for row in r.table().cells]
+    assert rows[1][:2] == ["RNN, 36 units", "1,804"] and rows[1][3].endswith(" of 2")  # arm, parameters, solved
+    with pytest.raises(KeyError):
+        r.index("LSTM")
+    with pytest.raises(ValueError, match="budgets must be <="):
+        arms_experiment([2], arms=DELAY_ARMS[:1], budgets=(10,), config=TrainConfig(steps=4))
+
+
+def test_parameter_matched_rnn_is_within_five_percent_of_the_lstm():
+    n = {a.name: a.n_params(9, 4) for a in DELAY_ARMS}
+    assert abs(n["RNN, 36 units"] - n["LSTM, forget bias 3"]) < 0.05 * n["LSTM, forget bias 3"]
+
+
+def test_cell_diagrams_draw_every_symbol():
+    fig, (a, b) = plt.subplots(1, 2)
+    lstm, gru = draw_lstm_cell(a), draw_gru_cell(b)
+    assert {"$f_t$", "$i_t$", "$g_t$", "$o_t$", "$c_t$", "$h_t$"} <= set(lstm)
+    assert {"$r_t$", "$z_t$", "$n_t$", "$h_t$"} <= set(gru)
+    texts = {t.get_text() for t in a.texts}
+    assert set(lstm) <= texts
+    plt.close(fig)
+    with pytest.raises(ValueError, match="ax must be a matplotlib Axes"):
+        draw_lstm_cell("not an axes")
+
+
+def test_distant_corpus_holds_out_whole_cue_phrases():
+    c = make_distant_corpus(seed=3)
+    train_text = [s.text for s in c.train]
+    for s in c.test:
+        cue = s.text.split("with ")[-1] if s.cue == "after" else s.text.split(" we ")[0].split(" they ")[0].split(" she ")[0].removeprefix("after ")
+        assert not any(cue in t for t in train_text), cue
+        pos = s.position
+        assert s.cue in ("before", "after")
+        words = set(CUE_WORDS[s.sense])
+        near = s.words[max(0, pos - 3):pos + 4]
+        assert not words & set(near) or s.cue == "after" and len(s.words) - pos > 4
+    with pytest.raises(ValueError, match="held_out"):
+        make_distant_corpus(held_out=0)
+
+
+def test_cell_diagram_path_labels_are_not_struck_through_by_the_outline():
+    """The label of the cell (state) path sits wholly above the dashed outline of the step."""
+    from matplotlib.patches import FancyBboxPatch
+
+    for draw in (draw_lstm_cell, draw_gru_cell):
+        fig, ax = plt.subplots(figsize=(7.0, 4.6))
+        draw(ax)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        label = next(t for t in ax.texts if t.get_text().endswith(("no squashing", "no weight matrix")))
+        outline = next(p for p in ax.patches if isinstance(p, FancyBboxPatch) and p.get_linestyle() == "--")
+        text_box, outline_box = label.get_window_extent(renderer), outline.get_window_extent(renderer)
+        assert text_box.y0 > outline_box.y1, (draw.__name__, text_box, outline_box)
+        assert ax.get_window_extent(renderer).contains(text_box.x1, text_box.y1)   # and inside the axes
+        plt.close(fig)
