@@ -279,7 +279,7 @@ def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray, tag: str | None = 
     T, D, B, d_in = xs.shape
     H = W.shape[1] // 4
     def new(name, shape):
-        return np.empty(shape) if tag is None else _ws(tag + name, shape, np.float64)
+        return np.empty(shape, xs.dtype) if tag is None else _ws(tag + name, shape, xs.dtype)
 
     scale = np.repeat([-1.0, -1.0, -2.0, -1.0], H)  # exp(-a) for the gates, exp(-2 a) for g
     pre = np.matmul(xs, np.swapaxes(W[:, :, :d_in] * scale[:, None], 1, 2), out=new("pre", (T, D, B, 4 * H)))
@@ -287,8 +287,8 @@ def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray, tag: str | None = 
     W_hT = np.swapaxes(W[:, :, d_in:] * scale[:, None], 1, 2)  # (D, H, 4H), scaled the same way
     acts, hs, cs, tcs = (new(name, (T, D, B, k * H))
                          for name, k in (("acts", 4), ("hs", 1), ("cs", 1), ("tcs", 1)))
-    hw = np.empty((D, B, 4 * H))
-    h, c = np.zeros((D, B, H)), np.zeros((D, B, H))
+    hw = np.empty((D, B, 4 * H), xs.dtype)
+    h, c = np.zeros((D, B, H), xs.dtype), np.zeros((D, B, H), xs.dtype)
     for t in range(T):
         a = acts[t]
         np.matmul(h, W_hT, out=hw)
@@ -322,7 +322,7 @@ def _lstm_layer_backward(xs: np.ndarray, W: np.ndarray, forward, dhs: np.ndarray
     hs, cs, acts, tcs = forward
     T, D, B, d_in = xs.shape
     H = hs.shape[-1]
-    ws = lambda name, shape: _ws(tag + name, shape, np.float64)  # noqa: E731
+    ws = lambda name, shape: _ws(tag + name, shape, xs.dtype)  # noqa: E731
     f, i, g, o = (acts[..., k * H:(k + 1) * H] for k in range(4))
     # local derivatives of every step at once; the loop below only carries dh and dc back
     dc_from_h = ws("dc_from_h", (T, D, B, H))  # dh_t -> dc_t through h_t = o * tanh(c_t)
@@ -348,8 +348,8 @@ def _lstm_layer_backward(xs: np.ndarray, W: np.ndarray, forward, dhs: np.ndarray
     np.multiply(tcs, tmp, out=dh_to_z)
     dzs = ws("dzs", (T, D, B, 4, H))  # dL/dz of every step, blocks f, i, g, o
     W_h = W[:, :, d_in:]  # (D, 4H, H)
-    dh_next, dc_next = np.zeros((D, B, H)), np.zeros((D, B, H))
-    dh, dc = np.empty((D, B, H)), np.empty((D, B, H))
+    dh_next, dc_next = np.zeros((D, B, H), xs.dtype), np.zeros((D, B, H), xs.dtype)
+    dh, dc = np.empty((D, B, H), xs.dtype), np.empty((D, B, H), xs.dtype)
     for t in reversed(range(T)):
         np.add(dhs[t], dh_next, out=dh)  # from outside + from step t+1
         np.multiply(dh, dc_from_h[t], out=dc)
@@ -622,30 +622,31 @@ def _seed_batches(sequences, batch: int, rngs) -> list[np.ndarray]:
     return [np.stack([batches[k] for batches in per_seed], axis=1) for k in order]
 
 
-def _seeds_loss_and_grads(P: Params, ids: np.ndarray) -> tuple[np.ndarray, Params]:
+def _seeds_loss_and_grads(P: Params, ids: np.ndarray, dtype=np.float64) -> tuple[np.ndarray, Params]:
     """:func:`bilm_loss_and_grads` for ``S`` independent biLMs stacked on a leading axis of every
     entry of ``P``, each on its own column block of ``ids`` (T, S, B). All ``2 S`` LSTMs of a
     layer run as one :func:`_lstm_layer`. Returns the ``S`` losses and the gradient of their sum,
-    which for each seed is the gradient of its own loss (the seeds share no weight)."""
+    which for each seed is the gradient of its own loss (the seeds share no weight). The LSTM
+    layers compute in ``dtype``; the softmax, the losses and the gradients are float64."""
     T, S, B = ids.shape
     E, W_out = P["E"], P["W_out"]  # (S, V, d_embed), (S, V, H)
     V, H = W_out.shape[1:]
     D = 2 * S
     orders = np.stack([ids, ids[::-1]], axis=2)  # (T, S, 2, B): each direction's reading order
     seed_ix = np.arange(S)[None, :, None, None]
-    x = E[seed_ix, orders].reshape(T, D, B, -1)
+    x = E[seed_ix, orders].reshape(T, D, B, -1).astype(dtype)
     n_layers = sum(1 for k in P if k.startswith("fwd") and k.endswith(".W"))
     inputs, forwards, Ws = [], [], []
     for layer in range(n_layers):
-        W = np.stack([P[f"fwd{layer}.W"], P[f"bwd{layer}.W"]], axis=1).reshape(D, 4 * H, -1)
-        b = np.stack([P[f"fwd{layer}.b"], P[f"bwd{layer}.b"]], axis=1).reshape(D, 4 * H)
+        W = np.stack([P[f"fwd{layer}.W"], P[f"bwd{layer}.W"]], axis=1).reshape(D, 4 * H, -1).astype(dtype)
+        b = np.stack([P[f"fwd{layer}.b"], P[f"bwd{layer}.b"]], axis=1).reshape(D, 4 * H).astype(dtype)
         forward = _lstm_layer(x, W, b, f"seeds{layer}")
         inputs.append(x)
         forwards.append(forward)
         Ws.append(W)
         x = forward[0]
     N = (T - 1) * 2 * B  # predictions per seed
-    top = np.ascontiguousarray(x[:-1].reshape(T - 1, S, 2 * B, H).transpose(1, 0, 2, 3)).reshape(S, N, H)
+    top = x[:-1].reshape(T - 1, S, 2 * B, H).transpose(1, 0, 2, 3).reshape(S, N, H).astype(np.float64)
     targets = np.stack([ids[1:], ids[::-1][1:]], axis=2).transpose(1, 0, 2, 3).reshape(S, N)
     logits = top @ np.swapaxes(W_out, 1, 2) + P["b_out"][:, None]  # (S, N, V)
     logits -= logits.max(axis=-1, keepdims=True)
@@ -657,21 +658,22 @@ def _seeds_loss_and_grads(P: Params, ids: np.ndarray) -> tuple[np.ndarray, Param
     dlogits[rows] -= 1.0
     dlogits /= N
     g: Params = {"W_out": np.swapaxes(dlogits, 1, 2) @ top, "b_out": dlogits.sum(axis=1)}
-    dhs = np.zeros((T, D, B, H))
+    dhs = np.zeros((T, D, B, H), dtype)
     dhs[:-1] = (dlogits @ W_out).reshape(S, T - 1, 2 * B, H).transpose(1, 0, 2, 3).reshape(T - 1, D, B, H)
     for layer in reversed(range(n_layers)):
         dW, db, dhs = _lstm_layer_backward(inputs[layer], Ws[layer], forwards[layer], dhs,
                                            tag=f"seeds_bwd{layer}")
-        dW, db = dW.reshape(S, 2, *dW.shape[1:]), db.reshape(S, 2, -1)
+        dW, db = dW.reshape(S, 2, *dW.shape[1:]).astype(np.float64), db.reshape(S, 2, -1).astype(np.float64)
         g[f"fwd{layer}.W"], g[f"bwd{layer}.W"] = dW[:, 0], dW[:, 1]
         g[f"fwd{layer}.b"], g[f"bwd{layer}.b"] = db[:, 0], db[:, 1]
     gE = np.zeros_like(E)
-    np.add.at(gE, (seed_ix, orders), dhs.reshape(T, S, 2, B, -1))
+    np.add.at(gE, (seed_ix, orders), dhs.reshape(T, S, 2, B, -1).astype(np.float64))
     g["E"] = gE
     return losses, g
 
 
-def train_bilms(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig(), seeds=(0,)) -> list[TrainedBiLM]:
+def train_bilms(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig(), seeds=(0,),
+                dtype=np.float64) -> list[TrainedBiLM]:
     """:func:`train_bilm` for several seeds at once, trained as one batched model.
 
     Seed ``s`` starts from the weights ``train_bilm`` would draw for ``config.seed = s`` and
@@ -679,6 +681,10 @@ def train_bilms(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig(), s
     in which the batch lengths come (the first seed's), which lets every step run all of them in
     one pass. Each seed has its own gradient clipping and Adam moments, so the first seed's run
     is :func:`train_bilm`'s, up to round-off (tests/test_birnn.py). ``config.seed`` is ignored.
+    With ``dtype=np.float32`` the LSTM layers compute in single precision, which costs about half
+    as much here (numpy's float32 ``exp`` is faster); the weights, Adam and the softmax stay
+    float64, and the runs then differ from float64 ones by more than round-off, as any two
+    trainings that start a rounding error apart do.
 
     Returns
     -------
@@ -706,6 +712,8 @@ def train_bilms(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig(), s
         if isinstance(seeds, (list, tuple, range)) else None
     if not seeds or len(set(seeds)) != len(seeds):
         raise ValueError("seeds must be a non-empty list of distinct integers >= 0")
+    if dtype not in (np.float32, np.float64):
+        raise ValueError(f"dtype must be np.float32 or np.float64, got {dtype!r}")
     sequences = [_check_ids(s, vocab_size, name=f"sequences[{n}]") for n, s in enumerate(sequences)]
     for n, s in enumerate(sequences):
         if s.ndim != 1:
@@ -721,7 +729,7 @@ def train_bilms(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig(), s
         for _ in range(config.epochs):
             tokens, weighted = 0.0, np.zeros(S)
             for ids in _seed_batches(sequences, config.batch, rngs):
-                loss, grads = _seeds_loss_and_grads(P, ids)
+                loss, grads = _seeds_loss_and_grads(P, ids, dtype)
                 norms = np.sqrt(sum(np.sum(g.reshape(S, -1) ** 2, axis=1) for g in grads.values()))
                 scale = np.minimum(1.0, config.clip / np.maximum(norms, 1e-300))
                 grads = {k: g * scale.reshape((S,) + (1,) * (g.ndim - 1)) for k, g in grads.items()}
