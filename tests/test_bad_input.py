@@ -492,6 +492,12 @@ case("probe.scalar_mix_probe", "float y_train", "y_train",
      lambda: probe.scalar_mix_probe(_ML, [0.0, 1.0, 0.0, 1.0], _ML, [0, 1, 0, 1]))
 case("probe.scalar_mix_probe", "steps 0", "steps",
      lambda: probe.scalar_mix_probe(_ML, [0, 1, 0, 1], _ML, [0, 1, 0, 1], steps=0))
+case("probe.linear_probe_accuracies", "X_train 2-D", "X_train",
+     lambda: probe.linear_probe_accuracies(_ML[0], [0, 1, 0, 1], _ML, [0, 1, 0, 1]))
+case("probe.linear_probe_accuracies", "X_test of another count", "X_test",
+     lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML[:1], [0, 1, 0, 1]))
+case("probe.linear_probe_accuracies", "lr 0", "lr",
+     lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML, [0, 1, 0, 1], lr=0.0))
 case("birnn.train_bilms", "no sequences", "sequences", lambda: birnn.train_bilms([], 4))
 case("birnn.train_bilms", "repeated seeds", "seeds",
      lambda: birnn.train_bilms([np.array([0, 2, 1])], 4, birnn.BiLMConfig(epochs=1), seeds=(1, 1)))

@@ -83,3 +83,16 @@ def test_scalar_mix_probe_weights_the_informative_layer_and_equals_a_probe_on_on
     assert scalar_mix_probe(flat[:, :80], y[:80], flat[:, 80:], y[80:]).accuracy > 0.85
     with pytest.raises(ValueError, match="layers_test"):
         scalar_mix_probe(layers[:, :80], y[:80], layers[:2, 80:], y[80:])
+
+
+def test_batched_linear_probes_equal_the_loop():
+    from seqmodels.probe import linear_probe_accuracies
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(4, 90, 5))
+    y = rng.integers(0, 3, size=90)
+    X[1, :, 2] += 3 * y                               # one set carries the label
+    batched = linear_probe_accuracies(X[:, :60], y[:60], X[:, 60:], y[60:], steps=50)
+    loop = [linear_probe_accuracy(X[k, :60], y[:60], X[k, 60:], y[60:], steps=50) for k in range(4)]
+    assert np.allclose(batched, loop)
+    assert batched[1] == max(batched)
