@@ -69,6 +69,7 @@ NO_INPUT = {
     # Records that a function of the package returns; their fields are what it computed.
     "train.Trained": "record returned by train_classifier",
     "birnn.TrainedBiLM": "record returned by train_bilm",
+    "probe.ScalarMix": "record returned by scalar_mix_probe",
     "word2vec.SGNSResult": "record returned by train_sgns",
     "delay.DelayResult": "record returned by delay_experiment",
     "senses.Corpus": "record returned by make_corpus",
@@ -466,6 +467,45 @@ case("gradient_paths.gradient_by_distance", "spectral_radius NaN", "spectral_rad
 
 # probe
 _X, _Y = np.array([[0.0, 0.0], [0.0, 2.0], [4.0, 0.0], [4.0, 2.0]]), np.array([0, 0, 1, 1])
+_ML = np.random.default_rng(0).normal(size=(2, 4, 3))
+_MP = {"w": np.zeros(2), "gamma": np.ones(1), "W": np.zeros((2, 3)), "b": np.zeros(2)}
+case("probe.scalar_mix_loss_and_grads", "params a list", "params",
+     lambda: probe.scalar_mix_loss_and_grads([], _ML, [0, 1, 0, 1]))
+case("probe.scalar_mix_loss_and_grads", "no gamma", "params",
+     lambda: probe.scalar_mix_loss_and_grads({k: v for k, v in _MP.items() if k != "gamma"}, _ML, [0, 1, 0, 1]),
+     KeyError)
+case("probe.scalar_mix_loss_and_grads", "w of the wrong length", "params['w']",
+     lambda: probe.scalar_mix_loss_and_grads({**_MP, "w": np.zeros(3)}, _ML, [0, 1, 0, 1]))
+case("probe.scalar_mix_loss_and_grads", "layers 2-D", "layers",
+     lambda: probe.scalar_mix_loss_and_grads(_MP, _ML[0], [0, 1, 0, 1]))
+case("probe.scalar_mix_loss_and_grads", "layers with NaN", "layers",
+     lambda: probe.scalar_mix_loss_and_grads(_MP, np.full((2, 4, 3), NAN), [0, 1, 0, 1]))
+case("probe.scalar_mix_loss_and_grads", "y of another length", "y",
+     lambda: probe.scalar_mix_loss_and_grads(_MP, _ML, [0, 1]))
+case("probe.scalar_mix_loss_and_grads", "negative weight_decay", "weight_decay",
+     lambda: probe.scalar_mix_loss_and_grads(_MP, _ML, [0, 1, 0, 1], weight_decay=-1.0))
+case("probe.scalar_mix_probe", "layers_test of another width", "layers_test",
+     lambda: probe.scalar_mix_probe(_ML, [0, 1, 0, 1], np.zeros((2, 4, 2)), [0, 1, 0, 1]))
+case("probe.scalar_mix_probe", "empty layers_train", "layers_train",
+     lambda: probe.scalar_mix_probe(np.zeros((2, 0, 3)), [], _ML, [0, 1, 0, 1]))
+case("probe.scalar_mix_probe", "float y_train", "y_train",
+     lambda: probe.scalar_mix_probe(_ML, [0.0, 1.0, 0.0, 1.0], _ML, [0, 1, 0, 1]))
+case("probe.scalar_mix_probe", "steps 0", "steps",
+     lambda: probe.scalar_mix_probe(_ML, [0, 1, 0, 1], _ML, [0, 1, 0, 1], steps=0))
+case("probe.linear_probe_accuracies", "X_train 2-D", "X_train",
+     lambda: probe.linear_probe_accuracies(_ML[0], [0, 1, 0, 1], _ML, [0, 1, 0, 1]))
+case("probe.linear_probe_accuracies", "X_test of another count", "X_test",
+     lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML[:1], [0, 1, 0, 1]))
+case("probe.linear_probe_accuracies", "lr 0", "lr",
+     lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML, [0, 1, 0, 1], lr=0.0))
+case("birnn.train_bilms", "no sequences", "sequences", lambda: birnn.train_bilms([], 4))
+case("birnn.train_bilms", "repeated seeds", "seeds",
+     lambda: birnn.train_bilms([np.array([0, 2, 1])], 4, birnn.BiLMConfig(epochs=1), seeds=(1, 1)))
+case("birnn.train_bilms", "config a dict", "config", lambda: birnn.train_bilms([np.array([0, 2, 1])], 4, {}))
+case("birnn.train_bilms", "vocab_size 1", "vocab_size", lambda: birnn.train_bilms([np.array([0, 2, 1])], 1))
+case("birnn.train_bilms", "dtype int", "dtype",
+     lambda: birnn.train_bilms([np.array([0, 2, 1])], 4, birnn.BiLMConfig(epochs=1), dtype=np.int32))
+case("senses.make_distant_corpus", "held_out 28", "held_out", lambda: senses.make_distant_corpus(held_out=28))
 case("probe.nearest_centroid_accuracy", "X_test of another width", "X_test",
      lambda: probe.nearest_centroid_accuracy(_X, _Y, np.zeros((2, 3)), [0, 1]))
 case("probe.nearest_centroid_accuracy", "float y_train", "y_train",

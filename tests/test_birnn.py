@@ -228,3 +228,52 @@ def test_the_training_loop_is_lstm_forward_and_lstm_backward_to_round_off(T, d_i
         np.testing.assert_allclose(grads[0][k], want["W"], rtol=0, atol=scale)
         np.testing.assert_allclose(grads[1][k], want["b"], rtol=0, atol=scale)
         np.testing.assert_allclose(grads[2][:, k], want["xs"], rtol=0, atol=scale)
+
+
+def test_batched_seeds_reproduce_train_bilm_for_the_first_seed_and_start_from_its_weights():
+    from seqmodels.birnn import init_bilm, train_bilms
+
+    rng = np.random.default_rng(3)
+    seqs = [np.concatenate([[0], rng.integers(2, 7, size=n), [1]]) for n in (3, 3, 4, 5, 5, 5)] * 2
+    config = BiLMConfig(d_embed=4, d_hidden=5, n_layers=2, epochs=4, batch=3)
+    runs = train_bilms(seqs, 7, config, seeds=(2, 0, 5))
+    alone = train_bilm(seqs, 7, BiLMConfig(**{**config.__dict__, "seed": 2}))
+    for key in alone.params:
+        assert np.allclose(runs[0].params[key], alone.params[key], rtol=1e-9, atol=1e-12), key
+    assert np.allclose(runs[0].losses, alone.losses, rtol=1e-9)
+    assert [r.config.seed for r in runs] == [2, 0, 5]
+    # the other seeds are different models, each started from train_bilm's weights for its seed
+    assert not np.allclose(runs[1].params["E"], runs[2].params["E"])
+    zero_epochs = train_bilms(seqs, 7, BiLMConfig(**{**config.__dict__, "epochs": 1, "lr": 1e-12}), seeds=(0, 5))
+    for r, seed in zip(zero_epochs, (0, 5)):
+        start = init_bilm(7, r.config, np.random.default_rng([seed, 0]))
+        assert np.allclose(r.params["W_out"], start["W_out"], atol=1e-9)
+    # single precision in the LSTM layers: close to the float64 run after a few steps
+    low = train_bilms(seqs, 7, config, seeds=(2,), dtype=np.float32)[0]
+    assert np.allclose(low.epoch_losses, alone.epoch_losses, rtol=1e-3)
+
+
+def test_batched_seed_gradients_are_each_seeds_own_gradient():
+    from seqmodels.birnn import _seeds_loss_and_grads, init_bilm
+
+    config = BiLMConfig(d_embed=3, d_hidden=4, n_layers=2)
+    singles = [init_bilm(6, config, np.random.default_rng(s)) for s in (0, 1)]
+    P = {k: np.stack([p[k] for p in singles]) for k in singles[0]}
+    ids = np.random.default_rng(9).integers(0, 6, size=(5, 2, 3))   # (T, S, B)
+    losses, g = _seeds_loss_and_grads(P, ids)
+    for s, p in enumerate(singles):
+        loss, g1 = bilm_loss_and_grads(p, ids[:, s])
+        assert np.isclose(losses[s], loss, rtol=1e-12)
+        for key in g1:
+            assert relative_error(g[key][s], g1[key]) < 1e-10, key
+
+
+def test_train_bilms_rejects_bad_seeds_and_dtype():
+    from seqmodels.birnn import train_bilms
+
+    seqs = [np.array([0, 2, 1])]
+    for seeds in ((), (1, 1), "01", (-1,)):
+        with pytest.raises(ValueError, match="seeds"):
+            train_bilms(seqs, 3, BiLMConfig(epochs=1), seeds=seeds)
+    with pytest.raises(ValueError, match="dtype"):
+        train_bilms(seqs, 3, BiLMConfig(epochs=1), seeds=(0,), dtype=np.int64)

@@ -51,3 +51,48 @@ def test_bad_input_names_the_argument():
         nearest_centroid_accuracy(X, np.array([0, 1, 0, 1]), np.zeros((3, 3)), np.zeros(3, dtype=int))
     with pytest.raises(ValueError, match="y_train must hold every class 0 .. 2, missing \\[1\\]"):
         linear_probe_accuracy(X, np.array([0, 2, 0, 2]), X, np.array([0, 1, 0, 1]))
+
+
+def test_scalar_mix_gradients_match_central_differences():
+    from gradcheck import numerical_gradient, relative_error
+    from seqmodels.probe import scalar_mix_loss_and_grads
+
+    rng = np.random.default_rng(4)
+    layers, y = rng.normal(size=(3, 7, 4)), rng.integers(0, 3, size=7)
+    params = {"w": rng.normal(size=3), "gamma": np.array([1.3]), "W": rng.normal(size=(3, 4)),
+              "b": rng.normal(size=3)}
+    _, grads = scalar_mix_loss_and_grads(params, layers, y, weight_decay=0.1)
+    for key, value in params.items():
+        numeric = numerical_gradient(lambda: scalar_mix_loss_and_grads(params, layers, y, 0.1)[0], value)
+        assert relative_error(grads[key], numeric) < 1e-7, key
+
+
+def test_scalar_mix_probe_weights_the_informative_layer_and_equals_a_probe_on_one_layer():
+    from seqmodels.probe import scalar_mix_probe
+
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, size=160)
+    layers = rng.normal(size=(3, 160, 6))
+    layers[2, :, 1] += 2.5 * (2 * y - 1)              # only layer 2 carries the label
+    mix = scalar_mix_probe(layers[:, :80], y[:80], layers[:, 80:], y[80:])
+    assert mix.weights.argmax() == 2 and np.isclose(mix.weights.sum(), 1.0)
+    assert mix.accuracy > 0.85
+    # a constant layer (like the static vector of one word) is standardised to zero
+    flat = layers.copy()
+    flat[0] = 1.0
+    assert scalar_mix_probe(flat[:, :80], y[:80], flat[:, 80:], y[80:]).accuracy > 0.85
+    with pytest.raises(ValueError, match="layers_test"):
+        scalar_mix_probe(layers[:, :80], y[:80], layers[:2, 80:], y[80:])
+
+
+def test_batched_linear_probes_equal_the_loop():
+    from seqmodels.probe import linear_probe_accuracies
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(4, 90, 5))
+    y = rng.integers(0, 3, size=90)
+    X[1, :, 2] += 3 * y                               # one set carries the label
+    batched = linear_probe_accuracies(X[:, :60], y[:60], X[:, 60:], y[60:], steps=50)
+    loop = [linear_probe_accuracy(X[k, :60], y[:60], X[k, 60:], y[60:], steps=50) for k in range(4)]
+    assert np.allclose(batched, loop)
+    assert batched[1] == max(batched)

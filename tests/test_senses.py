@@ -88,3 +88,23 @@ def test_probes_reject_bad_input():
         nearest_centroid_accuracy(X, y.astype(float), X, y)
     with pytest.raises(ValueError, match=r"X_train must be finite"):
         linear_probe_accuracy(np.full((4, 2), np.nan), y, X, y)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), held_out=st.integers(1, 27))
+def test_distant_test_cue_phrases_occur_in_training_in_neither_order(seed, held_out):
+    from seqmodels.senses import CUE_WORDS, make_distant_corpus
+
+    c = make_distant_corpus(seed=seed, held_out=held_out, per_pair=1)
+    texts = [s.text for s in c.train]
+    pairs = set()
+    for s in c.test:
+        k = s.words.index("and")
+        pairs.add((s.words[k - 1], s.words[k + 2]))
+    assert len(pairs) == 2 * 2 * held_out                      # two senses, both orders
+    for a, b in pairs:
+        assert (b, a) in pairs
+        assert not any(f"the {a} and the {b}" in t or f"the {b} and the {a}" in t for t in texts)
+    used = {w for t in texts for w in t.split()}
+    if held_out <= 21:                                            # every cue word keeps a training pair
+        assert all(w in used for ws in CUE_WORDS.values() for w in ws)

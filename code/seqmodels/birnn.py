@@ -279,7 +279,7 @@ def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray, tag: str | None = 
     T, D, B, d_in = xs.shape
     H = W.shape[1] // 4
     def new(name, shape):
-        return np.empty(shape) if tag is None else _ws(tag + name, shape, np.float64)
+        return np.empty(shape, xs.dtype) if tag is None else _ws(tag + name, shape, xs.dtype)
 
     scale = np.repeat([-1.0, -1.0, -2.0, -1.0], H)  # exp(-a) for the gates, exp(-2 a) for g
     pre = np.matmul(xs, np.swapaxes(W[:, :, :d_in] * scale[:, None], 1, 2), out=new("pre", (T, D, B, 4 * H)))
@@ -287,8 +287,8 @@ def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray, tag: str | None = 
     W_hT = np.swapaxes(W[:, :, d_in:] * scale[:, None], 1, 2)  # (D, H, 4H), scaled the same way
     acts, hs, cs, tcs = (new(name, (T, D, B, k * H))
                          for name, k in (("acts", 4), ("hs", 1), ("cs", 1), ("tcs", 1)))
-    hw = np.empty((D, B, 4 * H))
-    h, c = np.zeros((D, B, H)), np.zeros((D, B, H))
+    hw = np.empty((D, B, 4 * H), xs.dtype)
+    h, c = np.zeros((D, B, H), xs.dtype), np.zeros((D, B, H), xs.dtype)
     for t in range(T):
         a = acts[t]
         np.matmul(h, W_hT, out=hw)
@@ -322,7 +322,7 @@ def _lstm_layer_backward(xs: np.ndarray, W: np.ndarray, forward, dhs: np.ndarray
     hs, cs, acts, tcs = forward
     T, D, B, d_in = xs.shape
     H = hs.shape[-1]
-    ws = lambda name, shape: _ws(tag + name, shape, np.float64)  # noqa: E731
+    ws = lambda name, shape: _ws(tag + name, shape, xs.dtype)  # noqa: E731
     f, i, g, o = (acts[..., k * H:(k + 1) * H] for k in range(4))
     # local derivatives of every step at once; the loop below only carries dh and dc back
     dc_from_h = ws("dc_from_h", (T, D, B, H))  # dh_t -> dc_t through h_t = o * tanh(c_t)
@@ -348,8 +348,8 @@ def _lstm_layer_backward(xs: np.ndarray, W: np.ndarray, forward, dhs: np.ndarray
     np.multiply(tcs, tmp, out=dh_to_z)
     dzs = ws("dzs", (T, D, B, 4, H))  # dL/dz of every step, blocks f, i, g, o
     W_h = W[:, :, d_in:]  # (D, 4H, H)
-    dh_next, dc_next = np.zeros((D, B, H)), np.zeros((D, B, H))
-    dh, dc = np.empty((D, B, H)), np.empty((D, B, H))
+    dh_next, dc_next = np.zeros((D, B, H), xs.dtype), np.zeros((D, B, H), xs.dtype)
+    dh, dc = np.empty((D, B, H), xs.dtype), np.empty((D, B, H), xs.dtype)
     for t in reversed(range(T)):
         np.add(dhs[t], dh_next, out=dh)  # from outside + from step t+1
         np.multiply(dh, dc_from_h[t], out=dc)
@@ -599,6 +599,148 @@ def train_bilm(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig()) ->
                 tokens += ids.size
             epoch_losses.append(weighted / tokens)
     return TrainedBiLM(params, config, np.array(losses), np.array(epoch_losses))
+
+
+def _seed_batches(sequences, batch: int, rngs) -> list[np.ndarray]:
+    """:func:`length_batches` for several seeds at once: ``(T, S, n)`` id arrays, column block
+    ``s`` drawn by ``rngs[s]``. Every seed shuffles the sentences of each length with its own
+    generator, so batch ``k`` has the same length and size for all seeds but other members; the
+    order of the batches is the first seed's. For the first seed the result is exactly
+    :func:`length_batches` with ``rngs[0]``."""
+    by_length: dict[int, list[int]] = {}
+    for n, seq in enumerate(sequences):
+        by_length.setdefault(len(seq), []).append(n)
+    per_seed = []
+    for rng in rngs:
+        batches = []
+        for length in sorted(by_length):
+            members = np.array(by_length[length])[rng.permutation(len(by_length[length]))]
+            for start in range(0, len(members), batch):
+                batches.append(np.stack([sequences[n] for n in members[start:start + batch]], axis=1))
+        per_seed.append(batches)
+    order = rngs[0].permutation(len(per_seed[0]))
+    return [np.stack([batches[k] for batches in per_seed], axis=1) for k in order]
+
+
+def _seeds_loss_and_grads(P: Params, ids: np.ndarray, dtype=np.float64) -> tuple[np.ndarray, Params]:
+    """:func:`bilm_loss_and_grads` for ``S`` independent biLMs stacked on a leading axis of every
+    entry of ``P``, each on its own column block of ``ids`` (T, S, B). All ``2 S`` LSTMs of a
+    layer run as one :func:`_lstm_layer`. Returns the ``S`` losses and the gradient of their sum,
+    which for each seed is the gradient of its own loss (the seeds share no weight). The LSTM
+    layers compute in ``dtype``; the softmax, the losses and the gradients are float64."""
+    T, S, B = ids.shape
+    E, W_out = P["E"], P["W_out"]  # (S, V, d_embed), (S, V, H)
+    V, H = W_out.shape[1:]
+    D = 2 * S
+    orders = np.stack([ids, ids[::-1]], axis=2)  # (T, S, 2, B): each direction's reading order
+    seed_ix = np.arange(S)[None, :, None, None]
+    x = E[seed_ix, orders].reshape(T, D, B, -1).astype(dtype)
+    n_layers = sum(1 for k in P if k.startswith("fwd") and k.endswith(".W"))
+    inputs, forwards, Ws = [], [], []
+    for layer in range(n_layers):
+        W = np.stack([P[f"fwd{layer}.W"], P[f"bwd{layer}.W"]], axis=1).reshape(D, 4 * H, -1).astype(dtype)
+        b = np.stack([P[f"fwd{layer}.b"], P[f"bwd{layer}.b"]], axis=1).reshape(D, 4 * H).astype(dtype)
+        forward = _lstm_layer(x, W, b, f"seeds{layer}")
+        inputs.append(x)
+        forwards.append(forward)
+        Ws.append(W)
+        x = forward[0]
+    N = (T - 1) * 2 * B  # predictions per seed
+    top = x[:-1].reshape(T - 1, S, 2 * B, H).transpose(1, 0, 2, 3).reshape(S, N, H).astype(np.float64)
+    targets = np.stack([ids[1:], ids[::-1][1:]], axis=2).transpose(1, 0, 2, 3).reshape(S, N)
+    logits = top @ np.swapaxes(W_out, 1, 2) + P["b_out"][:, None]  # (S, N, V)
+    logits -= logits.max(axis=-1, keepdims=True)
+    np.exp(logits, out=logits)
+    total = logits.sum(axis=-1, keepdims=True)
+    rows = np.arange(S)[:, None], np.arange(N)[None], targets
+    losses = np.mean(np.log(total[..., 0]) - np.log(logits[rows]), axis=1)
+    dlogits = logits / total
+    dlogits[rows] -= 1.0
+    dlogits /= N
+    g: Params = {"W_out": np.swapaxes(dlogits, 1, 2) @ top, "b_out": dlogits.sum(axis=1)}
+    dhs = np.zeros((T, D, B, H), dtype)
+    dhs[:-1] = (dlogits @ W_out).reshape(S, T - 1, 2 * B, H).transpose(1, 0, 2, 3).reshape(T - 1, D, B, H)
+    for layer in reversed(range(n_layers)):
+        dW, db, dhs = _lstm_layer_backward(inputs[layer], Ws[layer], forwards[layer], dhs,
+                                           tag=f"seeds_bwd{layer}")
+        dW, db = dW.reshape(S, 2, *dW.shape[1:]).astype(np.float64), db.reshape(S, 2, -1).astype(np.float64)
+        g[f"fwd{layer}.W"], g[f"bwd{layer}.W"] = dW[:, 0], dW[:, 1]
+        g[f"fwd{layer}.b"], g[f"bwd{layer}.b"] = db[:, 0], db[:, 1]
+    gE = np.zeros_like(E)
+    np.add.at(gE, (seed_ix, orders), dhs.reshape(T, S, 2, B, -1).astype(np.float64))
+    g["E"] = gE
+    return losses, g
+
+
+def train_bilms(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig(), seeds=(0,),
+                dtype=np.float64) -> list[TrainedBiLM]:
+    """:func:`train_bilm` for several seeds at once, trained as one batched model.
+
+    Seed ``s`` starts from the weights ``train_bilm`` would draw for ``config.seed = s`` and
+    shuffles the sentences of each length with its own generator; the seeds share only the order
+    in which the batch lengths come (the first seed's), which lets every step run all of them in
+    one pass. Each seed has its own gradient clipping and Adam moments, so the first seed's run
+    is :func:`train_bilm`'s, up to round-off (tests/test_birnn.py). ``config.seed`` is ignored.
+    With ``dtype=np.float32`` the LSTM layers compute in single precision, which costs about half
+    as much here (numpy's float32 ``exp`` is faster); the weights, Adam and the softmax stay
+    float64, and the runs then differ from float64 ones by more than round-off, as any two
+    trainings that start a rounding error apart do.
+
+    Returns
+    -------
+    list of :class:`TrainedBiLM`, one per seed, each with ``config.seed`` set to its seed.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``sequences``, ``vocab_size``, ``config``, ``seeds``: wrong
+        type, shape or size, NaN or inf, or out of range; the message names the argument.
+
+    >>> seqs = [np.array([0, 2, 3, 1]), np.array([0, 3, 3, 2, 1])] * 4
+    >>> config = BiLMConfig(d_embed=4, d_hidden=4, epochs=5, batch=8)
+    >>> runs = train_bilms(seqs, 4, config, seeds=(0, 1))
+    >>> alone = train_bilm(seqs, 4, config)  # seed 0 on its own
+    >>> bool(np.allclose(runs[0].params["E"], alone.params["E"])), runs[1].config.seed
+    (True, 1)
+    """
+    if len(sequences) == 0:
+        raise ValueError("sequences must hold at least one sentence, got none")
+    vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
+    if not isinstance(config, BiLMConfig):
+        raise ValueError(f"config must be a BiLMConfig, got {type(config).__name__}")
+    seeds = [positive_int(f"seeds[{k}]", s, minimum=0) for k, s in enumerate(seeds)] \
+        if isinstance(seeds, (list, tuple, range)) else None
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise ValueError("seeds must be a non-empty list of distinct integers >= 0")
+    if dtype not in (np.float32, np.float64):
+        raise ValueError(f"dtype must be np.float32 or np.float64, got {dtype!r}")
+    sequences = [_check_ids(s, vocab_size, name=f"sequences[{n}]") for n, s in enumerate(sequences)]
+    for n, s in enumerate(sequences):
+        if s.ndim != 1:
+            raise ValueError(f"sequences[{n}] must be 1-D (T,), got shape {s.shape}")
+    configs = [BiLMConfig(**{**config.__dict__, "seed": s}) for s in seeds]
+    singles = [init_bilm(vocab_size, c, np.random.default_rng([c.seed, 0])) for c in configs]
+    P = {k: np.stack([p[k] for p in singles]) for k in singles[0]}
+    rngs = [np.random.default_rng([s, 1]) for s in seeds]
+    opt = Adam(lr=config.lr)
+    S = len(seeds)
+    losses, epoch_losses = [], []
+    with threadpool_limits(limits=1, user_api="blas"):
+        for _ in range(config.epochs):
+            tokens, weighted = 0.0, np.zeros(S)
+            for ids in _seed_batches(sequences, config.batch, rngs):
+                loss, grads = _seeds_loss_and_grads(P, ids, dtype)
+                norms = np.sqrt(sum(np.sum(g.reshape(S, -1) ** 2, axis=1) for g in grads.values()))
+                scale = np.minimum(1.0, config.clip / np.maximum(norms, 1e-300))
+                grads = {k: g * scale.reshape((S,) + (1,) * (g.ndim - 1)) for k, g in grads.items()}
+                opt.step(P, grads)
+                losses.append(loss)
+                weighted += loss * ids[:, 0].size
+                tokens += ids[:, 0].size
+            epoch_losses.append(weighted / tokens)
+    losses, epoch_losses = np.array(losses), np.array(epoch_losses)  # (updates, S), (epochs, S)
+    return [TrainedBiLM({k: v[s].copy() for k, v in P.items()}, configs[s], losses[:, s], epoch_losses[:, s])
+            for s in range(S)]
 
 
 # --- Contextual vectors of one token per sentence ------------------------------------------------

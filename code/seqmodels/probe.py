@@ -8,6 +8,10 @@ A probe is fitted on the vectors of training examples and scored on held-out one
 - :func:`linear_probe_accuracy`: logistic regression on standardised vectors,
   ``p(y | x) = softmax(W_p z + b_p)`` with ``z = (x - mean) / std``, trained by full-batch Adam with
   a small L2 penalty. It learns *which* coordinates matter.
+- :func:`linear_probe_accuracies`: the same for many sets of vectors at once, one batched run.
+- :func:`scalar_mix_probe`: ELMo's scalar mix of several layers (softmax-normalised weights and
+  a scale) fitted jointly with a logistic-regression probe; :func:`scalar_mix_loss_and_grads` is
+  its loss and gradient.
 - :func:`linear_probe`: ridge regression onto one-hot codes of several labels at once, in closed
   form; fast enough to probe every earlier position of thousands of sequences.
 
@@ -25,6 +29,8 @@ product differently by their place in it, and a near-tie could then split them).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -143,6 +149,192 @@ def linear_probe_accuracy(X_train, y_train, X_test, y_test, steps: int = 300, lr
         opt.step(params, grads)
     pred = _predict_distinct(lambda Z: (Z @ params["W"].T + params["b"]).argmax(axis=1), Z_test)
     return float(np.mean(pred == y_test))
+
+
+def linear_probe_accuracies(X_train, y_train, X_test, y_test, steps: int = 300, lr: float = 0.1,
+                            weight_decay: float = 1e-3) -> np.ndarray:
+    """:func:`linear_probe_accuracy` for ``P`` sets of vectors with the same labels at once.
+
+    ``X_train`` is (P, n_train, d) and ``X_test`` (P, n_test, d); entry ``p`` of the result is
+    ``linear_probe_accuracy(X_train[p], y_train, X_test[p], y_test)``, computed by one Adam run on
+    the ``P`` stacked probes (Adam is elementwise, so they do not interact), which costs far less
+    than ``P`` separate runs of small matrices. Equal to the loop up to round-off (tests/test_probe.py).
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``X_train``, ``X_test``, ``y_train``, ``steps``: wrong type,
+        shape or size, NaN or inf, or out of range; the message names the argument.
+
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2, 200, 5))
+    >>> y = (X[0, :, 3] > 0).astype(int)  # set 0 carries the label, set 1 does not
+    >>> acc = linear_probe_accuracies(X[:, :100], y[:100], X[:, 100:], y[100:])
+    >>> bool(acc[0] > 0.95 and acc[1] < 0.75)
+    True
+    """
+    X_train = _check_layers("X_train", X_train)
+    X_test = _check_layers("X_test", X_test)
+    if X_test.shape[0] != X_train.shape[0] or X_test.shape[2] != X_train.shape[2]:
+        raise ValueError(f"X_test must have shape ({X_train.shape[0]}, n_test, {X_train.shape[2]}) "
+                         f"like X_train, got {X_test.shape}")
+    _, y_train, _, y_test, n_classes = _check_xy(X_train[0], y_train, X_test[0], y_test)
+    steps = positive_int("steps", steps)
+    lr = finite_float("lr", lr, low=0, low_open=True)
+    weight_decay = finite_float("weight_decay", weight_decay, low=0)
+    P, n, d = X_train.shape
+    mean, std = X_train.mean(axis=1, keepdims=True), X_train.std(axis=1, keepdims=True)
+    std = np.where(std > 0, std, 1.0)
+    Z_train, Z_test = (X_train - mean) / std, (X_test - mean) / std
+    params = {"W": np.zeros((P, n_classes, d)), "b": np.zeros((P, n_classes))}
+    opt = Adam(lr=lr)
+    labels = np.tile(y_train, P)
+    for _ in range(steps):
+        logits = Z_train @ np.swapaxes(params["W"], 1, 2) + params["b"][:, None]  # (P, n, K)
+        _, dlogits = softmax_cross_entropy(logits.reshape(P * n, n_classes), labels)
+        dlogits = dlogits.reshape(P, n, n_classes) * P  # each probe's own mean over its n rows
+        grads = {"W": np.swapaxes(dlogits, 1, 2) @ Z_train + weight_decay * params["W"],
+                 "b": dlogits.sum(axis=1)}
+        opt.step(params, grads)
+    acc = np.empty(P)
+    for k in range(P):
+        pred = _predict_distinct(lambda Z: (Z @ params["W"][k].T + params["b"][k]).argmax(axis=1), Z_test[k])
+        acc[k] = np.mean(pred == y_test)
+    return acc
+
+
+def _check_layers(name: str, layers) -> np.ndarray:
+    layers = as_float_array(name, layers, ndims=(3,))
+    if 0 in layers.shape:
+        raise ValueError(f"{name} must have shape (n_layers, n, d) with every size >= 1, got {layers.shape}")
+    return layers
+
+
+def scalar_mix_loss_and_grads(params: dict, layers, y, weight_decay: float = 1e-3) -> tuple[float, dict]:
+    r"""Loss and gradient of a logistic-regression probe on ELMo's scalar mix of ``layers``.
+
+    The probe reads :math:`m = \gamma \sum_j s_j Z_j` with :math:`s = \operatorname{softmax}(w)`
+    (Peters et al. 2018, eq. 1) and predicts ``softmax(m @ W.T + b)``; the loss is the mean
+    cross-entropy plus ``weight_decay / 2 * ||W||^2``. Backwards::
+
+        dm      = dlogits @ W                       # (n, d)
+        dgamma  = sum(dm * sum_j s_j Z_j)
+        ds_j    = gamma * sum(dm * Z_j);   dw = s * (ds - s . ds)   # through the softmax
+
+    Parameters
+    ----------
+    params : dict with ``"w"`` (n_layers,), ``"gamma"`` (1,), ``"W"`` (n_classes, d), ``"b"`` (n_classes,)
+    layers : ndarray of shape (n_layers, n, d), the vectors ``Z_j`` of every layer
+    y : integer ndarray of shape (n,), labels ``0 .. n_classes - 1``
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``params``, ``layers``, ``y``, ``weight_decay``: wrong type,
+        shape or size, NaN or inf, or out of range; the message names the argument.
+    KeyError
+        ``params`` without one of its four entries.
+
+    >>> Z = np.array([[[1.0], [-1.0]], [[0.0], [0.0]]])  # layer 0 separates, layer 1 is constant
+    >>> p = {"w": np.zeros(2), "gamma": np.ones(1), "W": np.array([[-1.0], [1.0]]), "b": np.zeros(2)}
+    >>> loss, g = scalar_mix_loss_and_grads(p, Z, np.array([1, 0]), weight_decay=0.0)
+    >>> bool(g["w"][0] < 0 < g["w"][1])  # descent moves weight onto the layer that separates
+    True
+    """
+    if not isinstance(params, dict):
+        raise ValueError(f"params must be a dict with w, gamma, W, b, got {type(params).__name__}")
+    for key in ("w", "gamma", "W", "b"):
+        if key not in params:
+            raise KeyError(f"params has no entry {key!r}; it needs w, gamma, W and b")
+    layers = _check_layers("layers", layers)
+    J, n, d = layers.shape
+    w = as_float_array("params['w']", params["w"], ndims=(1,))
+    if w.shape != (J,):
+        raise ValueError(f"params['w'] must have shape ({J},), one weight per layer, got {w.shape}")
+    gamma = as_float_array("params['gamma']", params["gamma"], ndims=(1,))
+    if gamma.shape != (1,):
+        raise ValueError(f"params['gamma'] must have shape (1,), got {gamma.shape}")
+    W = as_float_array("params['W']", params["W"], ndims=(2,))
+    if W.shape[1] != d or W.shape[0] < 1:
+        raise ValueError(f"params['W'] must have shape (n_classes, {d}), got {W.shape}")
+    b = as_float_array("params['b']", params["b"], ndims=(1,))
+    if b.shape != (W.shape[0],):
+        raise ValueError(f"params['b'] must have shape ({W.shape[0]},), got {b.shape}")
+    y = as_ids("y", y, W.shape[0], what="class labels")
+    if y.shape != (n,):
+        raise ValueError(f"y must have shape ({n},), one label per row of layers, got {y.shape}")
+    weight_decay = finite_float("weight_decay", weight_decay, low=0)
+    s = softmax(w)
+    unscaled = np.tensordot(s, layers, axes=1)  # (n, d)
+    mix = gamma[0] * unscaled
+    loss, dlogits = softmax_cross_entropy(mix @ W.T + b, y)
+    loss += 0.5 * weight_decay * float(np.sum(W * W))
+    dmix = dlogits @ W
+    ds = gamma[0] * np.einsum("nd,jnd->j", dmix, layers)
+    grads = {"w": s * (ds - s @ ds), "gamma": np.array([np.sum(dmix * unscaled)]),
+             "W": dlogits.T @ mix + weight_decay * W, "b": dlogits.sum(axis=0)}
+    return float(loss), grads
+
+
+@dataclass(frozen=True)
+class ScalarMix:
+    """What :func:`scalar_mix_probe` learned and scored."""
+
+    accuracy: float  #: fraction of test rows classified correctly
+    weights: np.ndarray  #: (n_layers,) the softmax-normalised layer weights s_j
+    gamma: float  #: the overall scale
+
+
+def scalar_mix_probe(layers_train, y_train, layers_test, y_test, steps: int = 300, lr: float = 0.1,
+                     weight_decay: float = 1e-3) -> ScalarMix:
+    """Fit ELMo's scalar mix jointly with a logistic-regression probe; score it on the test rows.
+
+    Each layer is standardised with its own training mean and standard deviation per coordinate
+    (a constant coordinate stays 0), so a layer's scale cannot pass for its importance; ELMo
+    applies layer normalisation for the same reason in some tasks (Peters et al. 2018, Section
+    3.2). ``w``, ``W`` and ``b`` start at zero and ``gamma`` at one, and take ``steps`` full-batch
+    Adam steps on :func:`scalar_mix_loss_and_grads`, so the result is deterministic.
+
+    Parameters
+    ----------
+    layers_train : ndarray of shape (n_layers, n_train, d); y_train : integer ndarray (n_train,)
+    layers_test : ndarray of shape (n_layers, n_test, d); y_test : integer ndarray (n_test,)
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``layers_train``, ``layers_test``, ``y_train``, ``steps``:
+        wrong type, shape or size, NaN or inf, or out of range; the message names the argument.
+
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(2, size=200)
+    >>> noise = rng.normal(size=(2, 200, 4))
+    >>> noise[1, :, 0] += 3 * (2 * y - 1)  # only layer 1 carries the label
+    >>> mix = scalar_mix_probe(noise[:, :100], y[:100], noise[:, 100:], y[100:])
+    >>> bool(mix.accuracy > 0.9 and mix.weights[1] > mix.weights[0])
+    True
+    """
+    layers_train = _check_layers("layers_train", layers_train)
+    layers_test = _check_layers("layers_test", layers_test)
+    if layers_test.shape[0] != layers_train.shape[0] or layers_test.shape[2] != layers_train.shape[2]:
+        raise ValueError(f"layers_test must have shape ({layers_train.shape[0]}, n_test, {layers_train.shape[2]}) "
+                         f"like layers_train, got {layers_test.shape}")
+    _, y_train, _, y_test, n_classes = _check_xy(layers_train[0], y_train, layers_test[0], y_test)
+    steps = positive_int("steps", steps)
+    lr = finite_float("lr", lr, low=0, low_open=True)
+    weight_decay = finite_float("weight_decay", weight_decay, low=0)
+    mean, std = layers_train.mean(axis=1, keepdims=True), layers_train.std(axis=1, keepdims=True)
+    std = np.where(std > 0, std, 1.0)
+    Z_train, Z_test = (layers_train - mean) / std, (layers_test - mean) / std
+    J, _, d = Z_train.shape
+    params = {"w": np.zeros(J), "gamma": np.ones(1), "W": np.zeros((n_classes, d)), "b": np.zeros(n_classes)}
+    opt = Adam(lr=lr)
+    for _ in range(steps):
+        opt.step(params, scalar_mix_loss_and_grads(params, Z_train, y_train, weight_decay)[1])
+    s = softmax(params["w"])
+    mixed = params["gamma"][0] * np.tensordot(s, Z_test, axes=1)
+    pred = _predict_distinct(lambda M: (M @ params["W"].T + params["b"]).argmax(axis=1), mixed)
+    return ScalarMix(float(np.mean(pred == y_test)), s, float(params["gamma"][0]))
 
 
 # --- a ridge read-out, and what a fixed-size state holds ----------------------------------------

@@ -17,7 +17,8 @@ test set is balanced: each neutral side of a test sentence occurs equally often 
 so the neutral side alone says nothing about the sense.
 
 :func:`make_distant_corpus` is harder: its cue phrases join two sense words ("the loan and the
-fee") three to five words away from "bank", and its test cue phrases never occur in training.
+fee") three to five words away from "bank", and its test cue phrases occur in training in neither
+order.
 """
 
 from __future__ import annotations
@@ -246,7 +247,7 @@ def _cue_phrase(a: str, b: str) -> str:
     return f"the {a} and the {b}"
 
 
-def make_distant_corpus(seed: int = 0, held_out: int = 14, per_pair: int = 2) -> Corpus:
+def make_distant_corpus(seed: int = 0, held_out: int = 7, per_pair: int = 2) -> Corpus:
     """Sentences whose cue sits several words from "bank" and whose test cue phrases are new.
 
     A cue phrase is ``"the A and the B"`` for two different cue words of one sense
@@ -261,12 +262,14 @@ def make_distant_corpus(seed: int = 0, held_out: int = 14, per_pair: int = 2) ->
         the old bank was quiet with the reeds and the ducks
 
     so three to five words separate "bank" from the nearest cue word. For each sense ``held_out``
-    of the 56 ordered pairs ``(A, B)`` are drawn (seeded) as test pairs: their cue phrase never
-    occurs in training, on either side, though each cue word does. Every (pair, side) yields
+    of the 28 unordered pairs ``{A, B}`` are drawn (seeded) as test pairs, and the test set holds
+    both orders, "the A and the B" and "the B and the A": neither order occurs in training, on
+    either side of "bank", though each cue word does. Every (ordered pair, side) yields
     ``per_pair`` sentences with gap and filler phrases (seeded in training; in the test set each
-    phrase occurs equally often with each sense, so the side without the cue says nothing). Training also holds sentences with
-    training cue phrases on both sides (``cue="both"``, ``per_pair`` per training pair), in which
-    the words before "bank" predict the words after it, and unlabelled sentences with no cue.
+    phrase occurs equally often with each sense, so the side without the cue says nothing). Training
+    also holds sentences with training cue phrases on both sides (``cue="both"``, ``per_pair`` per
+    training pair), in which the words before "bank" predict the words after it, and unlabelled
+    sentences with no cue.
 
     Returns
     -------
@@ -275,26 +278,29 @@ def make_distant_corpus(seed: int = 0, held_out: int = 14, per_pair: int = 2) ->
     Raises
     ------
     ValueError
-        ``held_out`` outside ``1 .. 55`` or ``per_pair`` < 1.
+        ``held_out`` outside ``1 .. 27`` or ``per_pair`` < 1.
 
     >>> c = make_distant_corpus()
     >>> len(c.train), len(c.test)
     (536, 112)
     >>> c.test[0].text, c.test[0].cue
-    ('after the loan and the mortgage we saw the bank at noon', 'before')
+    ('after the loan and the deposit we saw the bank at noon', 'before')
     """
-    n_pairs = len(CUE_WORDS["money"]) * (len(CUE_WORDS["money"]) - 1)
-    if not 1 <= held_out < n_pairs:
-        raise ValueError(f"held_out must be between 1 and {n_pairs - 1}, got {held_out}")
-    if per_pair < 1:
-        raise ValueError(f"per_pair must be >= 1, got {per_pair}")
+    n_words = len(CUE_WORDS["money"])
+    n_pairs = n_words * (n_words - 1) // 2  # unordered
+    if isinstance(held_out, bool) or not isinstance(held_out, (int, np.integer)) or not 1 <= held_out < n_pairs:
+        raise ValueError(f"held_out must be an integer between 1 and {n_pairs - 1}, got {held_out!r}")
+    if isinstance(per_pair, bool) or not isinstance(per_pair, (int, np.integer)) or per_pair < 1:
+        raise ValueError(f"per_pair must be an integer >= 1, got {per_pair!r}")
     rng = np.random.default_rng(seed)
     train: list[Sentence] = []
     test: list[Sentence] = []
     for sense in SENSES:
         words = CUE_WORDS[sense]
         pairs = [(a, b) for a in words for b in words if a != b]
-        chosen = set(rng.choice(len(pairs), size=held_out, replace=False).tolist())
+        unordered = [(a, b) for k, a in enumerate(words) for b in words[k + 1:]]
+        held = {frozenset(unordered[k]) for k in rng.choice(len(unordered), size=held_out, replace=False)}
+        chosen = {k for k, pair in enumerate(pairs) if frozenset(pair) in held}  # both orders
         n_test = 0
         for k, (a, b) in enumerate(pairs):
             for _ in range(per_pair):
