@@ -85,6 +85,7 @@ NO_INPUT = {
     "delay.ArmsResult.final": "takes no arguments",
     "delay.ArmsResult.solved": "takes no arguments",
     "delay.ArmsResult.table": "takes no arguments",
+    "delay.ArmsResult.solved_table": "takes no arguments",
     "stacked.StackRun": "record returned by train_arms",
     "stacked.Arm.cell": "takes no arguments",
     "explore.State": "record made by explorable",

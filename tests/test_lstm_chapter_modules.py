@@ -66,6 +66,9 @@ def test_arms_experiment_records_every_budget_and_table():
     assert r.solved().shape == (2, 1, 2) and r.final().shape == (2, 1, 2)
     rows = [[text for text, _ in row] for row in r.table().cells]
     assert rows[1][:2] == ["RNN, 36 units", "1,804"] and rows[1][3].endswith(" of 2")  # arm, parameters, solved
+    solved_rows = [[text for text, _ in row] for row in r.solved_table().cells]
+    k = int(r.solved()[1, 0, -1])
+    assert solved_rows[1][0] == "RNN, 36 units" and solved_rows[1][1].startswith(f"{k} of 2 (")
     with pytest.raises(KeyError):
         r.index("LSTM")
     with pytest.raises(ValueError, match="budgets must be <="):

@@ -316,6 +316,17 @@ class ArmsResult:
             rows.append(row)
         return result_table(rows, columns)
 
+    def solved_table(self) -> Table:
+        """Seeds solved after the full budget with the Wilson 95% interval of the share, one row per
+        arm and one column per delay (shown as an HTML table in the book)."""
+        n = len(self.seeds)
+        solved = self.solved()[:, :, -1]
+        rows = [[arm.name] + [f"{k} of {n} ({lo:.0%}–{hi:.0%})"
+                              for k in solved[i] for lo, hi in [wilson_interval(int(k), n)]]
+                for i, arm in enumerate(self.arms)]
+        columns = [Column("arm")] + [Column(f"delay {d}: solved (95% interval)") for d in self.delays]
+        return result_table(rows, columns)
+
 
 def arms_experiment(delays, arms=DELAY_ARMS, seeds=range(10), budgets=(100, 200, 300),
                     task: DelayTask = DelayTask(), config: TrainConfig = DELAY_CONFIG,
