@@ -86,6 +86,7 @@ NO_INPUT = {
     "delay.ArmsResult.final": "takes no arguments",
     "delay.ArmsResult.solved": "takes no arguments",
     "delay.ArmsResult.table": "takes no arguments",
+    "delay.ArmsResult.solved_table": "takes no arguments",
     "stacked.StackRun": "record returned by train_arms",
     "stacked.Arm.cell": "takes no arguments",
     "explore.State": "record made by explorable",
@@ -1053,6 +1054,16 @@ case("delay.ArmsResult.combine", "parts of different seeds", "parts",
 case("delay.ArmsResult.index", "unknown arm", "name", lambda: _AR.index("GRU"), KeyError)
 case("agreement.AgreementTask", "n_nouns 0", "n_nouns", lambda: agreement.AgreementTask(n_nouns=0))
 case("agreement.AgreementTask", "p_noun 1.5", "p_noun", lambda: agreement.AgreementTask(p_noun=1.5))
+case("agreement.AgreementTask", "max_prefix -1", "max_prefix", lambda: agreement.AgreementTask(max_prefix=-1))
+case("agreement.AgreementTask.sample", "prefix above max_prefix", "prefix",
+     lambda: agreement.AgreementTask(max_prefix=2).sample(np.random.default_rng(0), 2, 3, prefix=3))
+case("agreement.AgreementTask.sample", "rng a string", "rng", lambda: agreement.AgreementTask().sample("rng", 2, 3))
+case("delay.wilson_interval", "k above n", "k", lambda: delay.wilson_interval(11, 10))
+case("delay.wilson_interval", "n 0", "n", lambda: delay.wilson_interval(0, 0))
+case("delay.wilson_interval", "z 0", "z", lambda: delay.wilson_interval(1, 2, z=0.0))
+case("delay.fisher_exact", "k1 above n1", "k1", lambda: delay.fisher_exact(5, 4, 1, 4))
+case("delay.fisher_exact", "n2 0", "n2", lambda: delay.fisher_exact(1, 4, 0, 0))
+case("delay.fisher_exact", "k2 negative", "k2", lambda: delay.fisher_exact(1, 4, -1, 4))
 case("agreement.AgreementTask.sample", "more attractors than distance", "attractors",
      lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 2, 3, attractors=4))
 case("agreement.AgreementTask.sample", "n 0", "n", lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 0, 3))

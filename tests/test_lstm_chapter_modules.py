@@ -18,23 +18,33 @@ from seqmodels.train import TrainConfig
 
 
 def test_agreement_sequences_have_the_promised_structure():
-    task = AgreementTask(n_nouns=3, n_fillers=2)
+    task = AgreementTask(n_nouns=3, n_fillers=2, max_prefix=4, p_noun=0.5)
     xs, y = task.sample(np.random.default_rng(0), 200, distance=7, attractors=3)
     tokens = xs.argmax(axis=-1)  # (T, n)
-    N = task.n_nouns
-    assert xs.shape == (9, 200, task.d_in) and np.all(xs.sum(axis=-1) == 1)
-    assert np.array_equal(tokens[0] // N, y) and np.all(tokens[-1] == task.d_in - 1)
-    between = tokens[1:-1]
+    N, P = task.n_nouns, task.max_prefix
+    assert xs.shape == (4 + 1 + 1 + 7 + 1, 200, task.d_in) and np.all(xs.sum(axis=-1) == 1)
+    assert np.all(tokens[P] == task.marker) and np.all(tokens[-1] == task.d_in - 1)
+    assert np.array_equal(tokens[P + 1] // N, y) and np.all(tokens[P + 1] < 2 * N)  # the subject follows the marker
+    between = tokens[P + 2:-1]
     nouns = between < 2 * N
     assert np.all(nouns.sum(axis=0) == 3)                         # exactly k attractors
     assert np.all((between // N)[nouns] == np.broadcast_to(1 - y, between.shape)[nouns])  # all of the other number
+    pre = tokens[:P]
+    assert (pre < 2 * N).any() and np.all((pre // N)[pre < 2 * N] == np.broadcast_to(1 - y, pre.shape)[pre < 2 * N])
+    assert not np.any(tokens[np.r_[0:P, P + 1:len(tokens)]] == task.marker)  # one marker only
     xs0, _ = task.sample(np.random.default_rng(1), 50, distance=5, attractors=0)
-    assert np.all(xs0.argmax(axis=-1)[1:-1] >= 2 * N)             # no nouns at all
+    assert np.all(xs0.argmax(axis=-1)[P + 2:-1] >= 2 * N)         # no nouns in between
+    xs_train, _ = task.sample(np.random.default_rng(2), 400, distance=5, prefix=1)
+    t_train = xs_train.argmax(axis=-1)
+    assert t_train.shape[0] == 1 + 5 + 3 and np.all(t_train[1] == task.marker)
+    body = np.r_[t_train[:1].ravel(), t_train[3:-1].ravel()]
+    assert 0.4 < (body < 2 * N).mean() < 0.6 and (body < N).any() and ((body >= N) & (body < 2 * N)).any()
 
 
 @pytest.mark.parametrize("kwargs,match", [
     (dict(n=0, distance=3), "n must be an integer"), (dict(n=2, distance=-1), "distance must be an integer"),
     (dict(n=2, distance=3, attractors=4), "attractors must be <= distance"),
+    (dict(n=2, distance=3, prefix=7), "prefix must be <= max_prefix"),
 ])
 def test_agreement_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -56,6 +66,9 @@ def test_arms_experiment_records_every_budget_and_table():
     assert r.solved().shape == (2, 1, 2) and r.final().shape == (2, 1, 2)
     rows = [[text for text, _ in row] for row in r.table().cells]
     assert rows[1][:2] == ["RNN, 36 units", "1,804"] and rows[1][3].endswith(" of 2")  # arm, parameters, solved
+    solved_rows = [[text for text, _ in row] for row in r.solved_table().cells]
+    k = int(r.solved()[1, 0, -1])
+    assert solved_rows[1][0] == "RNN, 36 units" and solved_rows[1][1].startswith(f"{k} of 2 (")
     with pytest.raises(KeyError):
         r.index("LSTM")
     with pytest.raises(ValueError, match="budgets must be <="):
@@ -109,3 +122,22 @@ def test_cell_diagram_path_labels_are_not_struck_through_by_the_outline():
         assert text_box.y0 > outline_box.y1, (draw.__name__, text_box, outline_box)
         assert ax.get_window_extent(renderer).contains(text_box.x1, text_box.y1)   # and inside the axes
         plt.close(fig)
+
+
+def test_wilson_and_fisher_against_known_values():
+    from scipy import stats
+
+    from seqmodels.delay import fisher_exact, wilson_interval
+    # Wilson (1927) score intervals, as tabulated e.g. by Newcombe (1998), Table I: 0.313-0.832 for 6/10
+    assert np.allclose(wilson_interval(6, 10), (0.3127, 0.8318), atol=1e-4)
+    assert np.allclose(wilson_interval(0, 10), (0.0, 0.2775), atol=1e-4)
+    assert np.allclose(wilson_interval(10, 10), (0.7225, 1.0), atol=1e-4)
+    for k, n in [(0, 1), (3, 7), (10, 20), (19, 20)]:
+        lo, hi = wilson_interval(k, n)
+        ref = stats.binomtest(k, n).proportion_ci(method="wilson")
+        assert np.allclose((lo, hi), (ref.low, ref.high), atol=1e-9)
+    for k1, n1, k2, n2 in [(10, 10, 6, 10), (3, 10, 10, 10), (1, 10, 7, 10), (0, 10, 0, 10), (4, 9, 2, 11),
+                           (20, 20, 0, 20), (5, 10, 5, 10)]:
+        ref = stats.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]]).pvalue
+        assert abs(fisher_exact(k1, n1, k2, n2) - ref) < 1e-9
+    assert abs(fisher_exact(10, 10, 6, 10) - 0.0867) < 1e-4

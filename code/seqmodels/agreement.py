@@ -6,17 +6,22 @@ other number on the way ("cabinet"). Linzen et al. trained LSTMs on English sent
 the verb's number and found errors rising with the number of attractors.
 
 This module generates a synthetic version in which distance and attractors are set exactly. A
-sequence is one-hot coded over ``2 * n_nouns + n_fillers + 1`` tokens::
+sequence is one-hot coded over ``2 * n_nouns + n_fillers + 2`` tokens::
 
-    position 0               the subject: one of n_nouns nouns, singular or plural   <- the answer
-    positions 1..distance    fillers (words without number) and other nouns
-    position distance + 1    the verb slot: predict singular (0) or plural (1)
+    positions 0..prefix - 1      a preceding clause: fillers and nouns (of the other number in tests)
+    position prefix              the marker "|" that opens the main clause
+    position prefix + 1          the subject: one of n_nouns nouns, singular or plural   <- the answer
+    next ``distance`` positions  fillers (words without number) and other nouns (attractors)
+    last position                the verb slot: predict singular (0) or plural (1)
 
 Tokens ``0 .. n_nouns - 1`` are singular nouns, ``n_nouns .. 2 n_nouns - 1`` their plurals, then
-the fillers, then the verb slot. In training sequences each in-between position holds a noun with
-probability ``p_noun`` (of either number, at random), so the model must learn that the *first*
-noun decides, not the last. Test sequences (:meth:`AgreementTask.sample` with ``attractors=k``)
-hold exactly ``k`` nouns of the other number at random in-between positions and fillers elsewhere.
+the fillers, the marker and the verb slot. The subject is neither the first noun nor the last: it
+is identifiable only by its place, right after the marker, and the model must keep its number and
+ignore every other noun. In training sequences the prefix length is drawn per batch from
+``0 .. max_prefix``, and every prefix and in-between position holds a noun with probability
+``p_noun`` (of either number, at random). Test sequences (:meth:`AgreementTask.sample` with
+``attractors=k``) have a prefix of ``max_prefix`` words whose nouns are all of the other number,
+and exactly ``k`` nouns of the other number at random in-between positions, fillers elsewhere.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import finite_float, positive_int
+from ._checks import as_rng, finite_float, positive_int
 from .stacked import stack_accuracy, train_arms
 from .train import TrainConfig
 
@@ -34,24 +39,32 @@ from .train import TrainConfig
 class AgreementTask:
     """The vocabulary of the agreement task; ``d_in`` is the one-hot width.
 
-    Raises ``ValueError`` unless ``n_nouns`` and ``n_fillers`` are integers >= 1 and ``p_noun``
-    is a number in [0, 1].
+    Raises ``ValueError`` unless ``n_nouns`` and ``n_fillers`` are integers >= 1, ``max_prefix``
+    an integer >= 0 and ``p_noun`` a number in [0, 1].
     """
 
     n_nouns: int = 4  #: noun stems, each with a singular and a plural token
     n_fillers: int = 4  #: words with no number (determiners, adjectives, prepositions)
-    p_noun: float = 0.3  #: in training, chance that an in-between position holds a noun
+    p_noun: float = 0.3  #: chance that a prefix or in-between position holds a noun
+    max_prefix: int = 6  #: longest preceding clause (training draws 0 .. max_prefix; tests use it)
 
     def __post_init__(self):
         positive_int("n_nouns", self.n_nouns)
         positive_int("n_fillers", self.n_fillers)
         finite_float("p_noun", self.p_noun, low=0, high=1)
+        positive_int("max_prefix", self.max_prefix, minimum=0)
 
     @property
     def d_in(self) -> int:
-        return 2 * self.n_nouns + self.n_fillers + 1
+        return 2 * self.n_nouns + self.n_fillers + 2
 
-    def sample(self, rng: np.random.Generator, n: int, distance: int, attractors: int | None = None):
+    @property
+    def marker(self) -> int:
+        """The token that opens the main clause; the subject follows it."""
+        return 2 * self.n_nouns + self.n_fillers
+
+    def sample(self, rng: np.random.Generator, n: int, distance: int, attractors: int | None = None,
+               prefix: int | None = None):
         """``n`` sequences whose verb slot is ``distance`` words after the subject.
 
         Parameters
@@ -60,44 +73,54 @@ class AgreementTask:
         n : int >= 1
         distance : int >= 0, words between the subject and the verb slot
         attractors : None for training sequences (nouns of either number with probability
-            ``p_noun``), or an int ``k`` with ``0 <= k <= distance``: exactly ``k`` nouns of the
-            other number, the rest fillers
+            ``p_noun``, in the prefix and in between), or an int ``k`` with ``0 <= k <= distance``:
+            exactly ``k`` nouns of the other number in between, the rest fillers, and prefix nouns
+            all of the other number
+        prefix : words before the marker, ``0 .. max_prefix``; default ``max_prefix``
 
         Returns
         -------
-        xs : ndarray of shape (distance + 2, n, d_in), one-hot rows
+        xs : ndarray of shape (prefix + distance + 3, n, d_in), one-hot rows
         labels : int ndarray of shape (n,), 0 for a singular subject, 1 for a plural one
 
         Raises
         ------
         ValueError
-            ``n < 1``, ``distance < 0`` or ``attractors`` outside ``[0, distance]``.
+            ``n < 1``, ``distance < 0``, ``attractors`` outside ``[0, distance]``, ``prefix``
+            outside ``[0, max_prefix]``, or a bad ``rng``.
 
-        >>> task = AgreementTask(n_nouns=2, n_fillers=2)
+        >>> task = AgreementTask(n_nouns=2, n_fillers=2, max_prefix=2, p_noun=0.5)
         >>> xs, y = task.sample(np.random.default_rng(0), 1, distance=4, attractors=2)
-        >>> xs[:, 0].argmax(axis=1), y  # subject 3 (plural of noun 1); singular noun 1 twice between fillers
-        (array([3, 1, 4, 4, 1, 6]), array([1]))
+        >>> xs[:, 0].argmax(axis=1), y  # two fillers, marker 6, plural subject 3, two singular nouns, verb 7
+        (array([5, 5, 6, 3, 1, 4, 4, 1, 7]), array([1]))
         """
+        rng = as_rng("rng", rng)
         n = positive_int("n", n)
         distance = positive_int("distance", distance, minimum=0)
+        prefix = self.max_prefix if prefix is None else positive_int("prefix", prefix, minimum=0)
+        if prefix > self.max_prefix:
+            raise ValueError(f"prefix must be <= max_prefix = {self.max_prefix}, got {prefix}")
         if attractors is not None:
             attractors = positive_int("attractors", attractors, minimum=0)
             if attractors > distance:
                 raise ValueError(f"attractors must be <= distance = {distance}, got {attractors}")
-        N = self.n_nouns
+        N, F = self.n_nouns, self.n_fillers
         number = rng.integers(0, 2, size=n)  # (n,) 0 singular, 1 plural
-        tokens = np.empty((distance + 2, n), dtype=int)
-        tokens[0] = rng.integers(0, N, size=n) + N * number
-        tokens[1:-1] = 2 * N + rng.integers(0, self.n_fillers, size=(distance, n))
+        tokens = 2 * N + rng.integers(0, F, size=(prefix + distance + 3, n))  # fillers everywhere first
+        tokens[prefix] = self.marker
+        tokens[prefix + 1] = rng.integers(0, N, size=n) + N * number
+        tokens[-1] = self.marker + 1
+        body = np.r_[0:prefix, prefix + 2:prefix + 2 + distance]  # the prefix and in-between positions
+        is_noun = rng.random((len(body), n)) < self.p_noun
+        stems = rng.integers(0, N, size=(len(body), n))
         if attractors is None:
-            is_noun = rng.random((distance, n)) < self.p_noun
-            nouns = rng.integers(0, N, size=(distance, n)) + N * rng.integers(0, 2, size=(distance, n))
-            tokens[1:-1] = np.where(is_noun, nouns, tokens[1:-1])
-        elif attractors:
+            nouns = stems + N * rng.integers(0, 2, size=(len(body), n))
+        else:
+            nouns = stems + N * (1 - number)  # every other noun has the other number
+            is_noun[prefix:] = False
             slots = np.argsort(rng.random((distance, n)), axis=0)[:attractors]  # (k, n) distinct positions
-            other = rng.integers(0, N, size=(attractors, n)) + N * (1 - number)
-            tokens[1 + slots, np.arange(n)] = other
-        tokens[-1] = self.d_in - 1
+            is_noun[prefix + slots, np.arange(n)] = True
+        tokens[body] = np.where(is_noun, nouns, tokens[body])
         return np.eye(self.d_in)[tokens], number
 
 
@@ -138,7 +161,8 @@ def agreement_experiment(arms, distances, attractors=(0, 1, 2), seeds=range(10),
     arms = list(arms)
 
     def sample(rng, n):
-        return task.sample(rng, n, int(rng.integers(lo, hi + 1)))
+        distance = int(rng.integers(lo, hi + 1))
+        return task.sample(rng, n, distance, prefix=int(rng.integers(0, task.max_prefix + 1)))
 
     runs = train_arms(arms, sample, task.d_in, 2, seeds, config)
     acc = np.full((len(arms), len(distances), len(attractors), len(seeds)), np.nan)

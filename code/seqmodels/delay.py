@@ -20,6 +20,7 @@ models on the same batches, with the test accuracy recorded after several traini
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -181,11 +182,62 @@ def delay_experiment(delays, seeds=(0, 1, 2), cells: tuple[Recurrence, ...] = DE
     return DelayResult(delays, tuple(c.name for c in cells), seeds, acc, runs, 1.0 / task.n_symbols)
 
 
+# --- Counting solved seeds: intervals and tests --------------------------------------------------
+
+def wilson_interval(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson score interval for a proportion ``k / n`` (default: 95%).
+
+    Raises ``ValueError`` unless ``n >= 1`` and ``0 <= k <= n`` are integers and ``z > 0``.
+
+    >>> [round(x, 3) for x in wilson_interval(6, 10)]
+    [0.313, 0.832]
+    >>> [round(x, 3) for x in wilson_interval(10, 10)]
+    [0.722, 1.0]
+    """
+    n = positive_int("n", n)
+    k = positive_int("k", k, minimum=0)
+    if k > n:
+        raise ValueError(f"k must be <= n = {n}, got {k}")
+    z = finite_float("z", z, low=0)
+    if z == 0:
+        raise ValueError("z must be > 0, got 0")
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def fisher_exact(k1: int, n1: int, k2: int, n2: int) -> float:
+    """Two-sided p-value of Fisher's exact test that ``k1 / n1`` and ``k2 / n2`` share one rate.
+
+    Sums the hypergeometric probabilities of every table with the margins of the observed one that
+    is no more probable than it (the usual two-sided rule, with a relative tolerance of 1e-7).
+
+    Raises ``ValueError`` unless ``n1, n2 >= 1`` and ``0 <= k1 <= n1``, ``0 <= k2 <= n2`` are integers.
+
+    >>> round(fisher_exact(10, 10, 6, 10), 4)
+    0.0867
+    >>> round(fisher_exact(3, 10, 10, 10), 4), fisher_exact(5, 10, 5, 10)
+    (0.0031, 1.0)
+    """
+    n1, n2 = positive_int("n1", n1), positive_int("n2", n2)
+    k1, k2 = positive_int("k1", k1, minimum=0), positive_int("k2", k2, minimum=0)
+    if k1 > n1 or k2 > n2:
+        raise ValueError(f"k1 must be <= n1 and k2 <= n2, got k1={k1}, n1={n1}, k2={k2}, n2={n2}")
+    total, K = n1 + n2, k1 + k2
+    denom = math.comb(total, K)
+    probs = {a: math.comb(n1, a) * math.comb(n2, K - a) / denom
+             for a in range(max(0, K - n2), min(K, n1) + 1)}
+    observed = probs[k1]
+    return min(1.0, sum(q for q in probs.values() if q <= observed * (1 + 1e-7)))
+
+
 # --- The controlled experiment: arms, ten seeds, several budgets ---------------------------------
 
 #: The arms of :func:`arms_experiment`: the RNN, an RNN as wide as the LSTM has parameters, the
 #: LSTM at four forget biases (0: gates start at one half; 1: the common default; 3 and 5: longer
-#: initial memories), and the GRU.
+#: initial memories), and the GRU with its update gates starting at one half (bias 0) and at
+#: ``sigmoid(3) = 0.95`` (bias 3, the GRU's analogue of a large forget bias).
 DELAY_ARMS = (
     Arm("RNN", "rnn", 16, 1.0),
     Arm("RNN, 36 units", "rnn", 36, 1.0),
@@ -194,6 +246,7 @@ DELAY_ARMS = (
     Arm("LSTM, forget bias 3", "lstm", 16, 3.0),
     Arm("LSTM, forget bias 5", "lstm", 16, 5.0),
     Arm("GRU", "gru", 16, 0.0),
+    Arm("GRU, update bias 3", "gru", 16, 3.0),
 )
 
 
@@ -261,6 +314,17 @@ class ArmsResult:
                 row += [f"{a.mean():.0%} ± {a.std():.0%} ({a.min():.0%}–{a.max():.0%})",
                         f"{(a >= self.solved_at).sum()} of {n}"]
             rows.append(row)
+        return result_table(rows, columns)
+
+    def solved_table(self) -> Table:
+        """Seeds solved after the full budget with the Wilson 95% interval of the share, one row per
+        arm and one column per delay (shown as an HTML table in the book)."""
+        n = len(self.seeds)
+        solved = self.solved()[:, :, -1]
+        rows = [[arm.name] + [f"{k} of {n} ({lo:.0%}–{hi:.0%})"
+                              for k in solved[i] for lo, hi in [wilson_interval(int(k), n)]]
+                for i, arm in enumerate(self.arms)]
+        columns = [Column("arm")] + [Column(f"delay {d}: solved (95% interval)") for d in self.delays]
         return result_table(rows, columns)
 
 

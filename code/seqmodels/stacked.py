@@ -170,8 +170,9 @@ def _project(xs, W_x, b, tag="p"):
     S, k, _ = W_x.shape
     flat = np.matmul(xs.reshape(T * B, d_in), W_x.transpose(2, 0, 1).reshape(d_in, S * k),
                      out=_ws(tag + "flat", (T * B, S * k), xs.dtype))  # (T B, S k)
-    return np.add(flat.reshape(T, B, S, k).transpose(0, 2, 1, 3), b[:, None],
-                  out=_ws(tag + "pre", (T, S, B, k), xs.dtype))
+    np.add(flat, b.reshape(S * k), out=flat)  # the same sum, in the product's own (contiguous) layout
+    # a strided view, not a transposed copy: each step reads its (S, B, k) slice of it once
+    return flat.reshape(T, B, S, k).transpose(0, 2, 1, 3)
 
 
 def _outer_x(das, xs):
