@@ -106,5 +106,5 @@ def test_distant_test_cue_phrases_occur_in_training_in_neither_order(seed, held_
         assert (b, a) in pairs
         assert not any(f"the {a} and the {b}" in t or f"the {b} and the {a}" in t for t in texts)
     used = {w for t in texts for w in t.split()}
-    if held_out <= 21:                                            # every cue word keeps a training pair
+    if held_out <= 6:            # a cue word is in 7 pairs: holding out 6 or fewer leaves it one in training
         assert all(w in used for ws in CUE_WORDS.values() for w in ws)

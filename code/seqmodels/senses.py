@@ -264,7 +264,8 @@ def make_distant_corpus(seed: int = 0, held_out: int = 7, per_pair: int = 2) -> 
     so three to five words separate "bank" from the nearest cue word. For each sense ``held_out``
     of the 28 unordered pairs ``{A, B}`` are drawn (seeded) as test pairs, and the test set holds
     both orders, "the A and the B" and "the B and the A": neither order occurs in training, on
-    either side of "bank", though each cue word does. Every (ordered pair, side) yields
+    either side of "bank". Each cue word keeps a training pair when ``held_out`` < 7 (a word is in
+    7 pairs); with more, a draw can hold out all of one word's pairs. Every (ordered pair, side) yields
     ``per_pair`` sentences with gap and filler phrases (seeded in training; in the test set each
     phrase occurs equally often with each sense, so the side without the cue says nothing). Training
     also holds sentences with training cue phrases on both sides (``cue="both"``, ``per_pair`` per
