@@ -173,19 +173,9 @@ def linear_probe_accuracies(X_train, y_train, X_test, y_test, steps: int = 300, 
     >>> bool(acc[0] > 0.95 and acc[1] < 0.75)
     True
     """
-    X_train = _check_layers("X_train", X_train)
-    X_test = _check_layers("X_test", X_test)
-    if X_test.shape[0] != X_train.shape[0] or X_test.shape[2] != X_train.shape[2]:
-        raise ValueError(f"X_test must have shape ({X_train.shape[0]}, n_test, {X_train.shape[2]}) "
-                         f"like X_train, got {X_test.shape}")
-    _, y_train, _, y_test, n_classes = _check_xy(X_train[0], y_train, X_test[0], y_test)
-    steps = positive_int("steps", steps)
-    lr = finite_float("lr", lr, low=0, low_open=True)
-    weight_decay = finite_float("weight_decay", weight_decay, low=0)
-    P, n, d = X_train.shape
-    mean, std = X_train.mean(axis=1, keepdims=True), X_train.std(axis=1, keepdims=True)
-    std = np.where(std > 0, std, 1.0)
-    Z_train, Z_test = (X_train - mean) / std, (X_test - mean) / std
+    Z_train, Z_test, y_train, y_test, n_classes, steps, lr, weight_decay = _standardised_sets(
+        ("X_train", X_train), ("X_test", X_test), y_train, y_test, steps, lr, weight_decay)
+    P, n, d = Z_train.shape
     params = {"W": np.zeros((P, n_classes, d)), "b": np.zeros((P, n_classes))}
     opt = Adam(lr=lr)
     labels = np.tile(y_train, P)
@@ -209,6 +199,25 @@ def _check_layers(name: str, layers) -> np.ndarray:
         raise ValueError(f"{name} must have shape (n_layers, n, d) with every size >= 1, got {layers.shape}")
     return layers
 
+
+
+def _standardised_sets(train, test, y_train, y_test, steps, lr, weight_decay):
+    """Checked arguments of the batched probes: ``train`` and ``test`` are (name, array) pairs of
+    shape (sets, n, d) with the same sets and d; every coordinate is standardised with the training
+    mean and standard deviation of its set (a constant coordinate becomes 0). Returns the
+    standardised arrays, the checked labels, the number of classes and the checked settings."""
+    (train_name, X_train), (test_name, X_test) = train, test
+    X_train, X_test = _check_layers(train_name, X_train), _check_layers(test_name, X_test)
+    if X_test.shape[0] != X_train.shape[0] or X_test.shape[2] != X_train.shape[2]:
+        raise ValueError(f"{test_name} must have shape ({X_train.shape[0]}, n_test, {X_train.shape[2]}) "
+                         f"like {train_name}, got {X_test.shape}")
+    _, y_train, _, y_test, n_classes = _check_xy(X_train[0], y_train, X_test[0], y_test)
+    steps = positive_int("steps", steps)
+    lr = finite_float("lr", lr, low=0, low_open=True)
+    weight_decay = finite_float("weight_decay", weight_decay, low=0)
+    mean, std = X_train.mean(axis=1, keepdims=True), X_train.std(axis=1, keepdims=True)
+    std = np.where(std > 0, std, 1.0)
+    return (X_train - mean) / std, (X_test - mean) / std, y_train, y_test, n_classes, steps, lr, weight_decay
 
 def scalar_mix_loss_and_grads(params: dict, layers, y, weight_decay: float = 1e-3) -> tuple[float, dict]:
     r"""Loss and gradient of a logistic-regression probe on ELMo's scalar mix of ``layers``.
@@ -314,18 +323,8 @@ def scalar_mix_probe(layers_train, y_train, layers_test, y_test, steps: int = 30
     >>> bool(mix.accuracy > 0.9 and mix.weights[1] > mix.weights[0])
     True
     """
-    layers_train = _check_layers("layers_train", layers_train)
-    layers_test = _check_layers("layers_test", layers_test)
-    if layers_test.shape[0] != layers_train.shape[0] or layers_test.shape[2] != layers_train.shape[2]:
-        raise ValueError(f"layers_test must have shape ({layers_train.shape[0]}, n_test, {layers_train.shape[2]}) "
-                         f"like layers_train, got {layers_test.shape}")
-    _, y_train, _, y_test, n_classes = _check_xy(layers_train[0], y_train, layers_test[0], y_test)
-    steps = positive_int("steps", steps)
-    lr = finite_float("lr", lr, low=0, low_open=True)
-    weight_decay = finite_float("weight_decay", weight_decay, low=0)
-    mean, std = layers_train.mean(axis=1, keepdims=True), layers_train.std(axis=1, keepdims=True)
-    std = np.where(std > 0, std, 1.0)
-    Z_train, Z_test = (layers_train - mean) / std, (layers_test - mean) / std
+    Z_train, Z_test, y_train, y_test, n_classes, steps, lr, weight_decay = _standardised_sets(
+        ("layers_train", layers_train), ("layers_test", layers_test), y_train, y_test, steps, lr, weight_decay)
     J, _, d = Z_train.shape
     params = {"w": np.zeros(J), "gamma": np.ones(1), "W": np.zeros((n_classes, d)), "b": np.zeros(n_classes)}
     opt = Adam(lr=lr)
