@@ -145,6 +145,8 @@ case("tables.result_table", "object cell", "rows", lambda: tables.result_table([
 
 # numeric
 case("numeric.sigmoid", "NaN", "z", lambda: numeric.sigmoid([0.0, NAN]))
+case("numeric.workspace", "zero bytes", "max_bytes", lambda: numeric.workspace(0))
+case("numeric.workspace", "a string", "max_bytes", lambda: numeric.workspace("1"))
 case("numeric.sigmoid", "object dtype", "z", lambda: numeric.sigmoid(np.array([1, "a"], dtype=object)))
 case("numeric.log_sigmoid", "inf", "z", lambda: numeric.log_sigmoid([INF]))
 case("numeric.log_sigmoid", "strings", "z", lambda: numeric.log_sigmoid(["1"]))

@@ -48,7 +48,7 @@ from threadpoolctl import threadpool_limits
 
 from ._checks import as_float_array, as_ids, as_rng, check_shape, finite_float, positive_int
 from .lstm import init_lstm, lstm_forward
-from .numeric import softmax, softmax_cross_entropy
+from .numeric import softmax, softmax_cross_entropy, workspace
 from .optim import Adam, clip_grad_norm
 
 Params = dict[str, np.ndarray]
@@ -242,25 +242,7 @@ def _check_ids(ids, vocab_size: int, name: str = "ids") -> np.ndarray:
     return ids
 
 
-_WORKSPACE: dict = {}
-_WORKSPACE_BYTES = 64 * 2 ** 20  #: buffers kept at most; the least recently used go first
-
-
-def _ws(name: str, shape, dtype) -> np.ndarray:
-    """A reusable uninitialised array for ``name`` of this shape and dtype (contents undefined),
-    as in :mod:`seqmodels.stacked`: a fresh array of a few hundred kilobytes is memory the system
-    maps on first touch, which costs more than the arithmetic done in it."""
-    key = (name, tuple(shape), np.dtype(dtype))
-    arr = _WORKSPACE.pop(key, None)
-    if arr is None:
-        arr = np.empty(key[1], key[2])
-        total = sum(a.nbytes for a in _WORKSPACE.values()) + arr.nbytes
-        for old in list(_WORKSPACE):
-            if total <= _WORKSPACE_BYTES:
-                break
-            total -= _WORKSPACE.pop(old).nbytes
-    _WORKSPACE[key] = arr  # most recently used last
-    return arr
+_ws = workspace(64 * 2 ** 20)  #: reusable scratch arrays of this module (numeric.workspace)
 
 
 def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray, tag: str | None = None):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, as_ids
+from ._checks import as_float_array, as_ids, positive_int
 
 
 def sigmoid(z) -> np.ndarray:
@@ -159,3 +159,43 @@ def softmax_cross_entropy(logits, labels) -> tuple[float, np.ndarray]:
     dlogits = np.exp(log_p)
     dlogits[rows, labels] -= 1.0
     return loss, dlogits / len(labels)
+
+
+def workspace(max_bytes: int):
+    """A cache of reusable scratch arrays: returns ``get(name, shape, dtype)``, which gives an
+    uninitialised array (contents undefined) for that name, shape and dtype, the same one on every
+    call, keeping at most ``max_bytes`` of them (the least recently used are dropped first).
+
+    Training loops write their intermediates into such arrays (``out=``) instead of letting numpy
+    allocate fresh ones: the arithmetic, and so every result, is the same; what it saves is mapping
+    new memory of a few hundred kilobytes on first touch, which costs more than the arithmetic done
+    in it. ``get`` sits on the hot path and does not check its arguments; each module keeps its own
+    cache, so two modules never share a buffer.
+
+    Raises
+    ------
+    ValueError
+        ``max_bytes`` not an integer >= 1.
+
+    >>> get = workspace(2 ** 20)
+    >>> a = get("h", (2, 3), np.float64)
+    >>> a is get("h", (2, 3), np.float64), a is get("h", (3, 2), np.float64)
+    (True, False)
+    """
+    max_bytes = positive_int("max_bytes", max_bytes)
+    arrays: dict = {}
+
+    def get(name: str, shape, dtype) -> np.ndarray:
+        key = (name, tuple(shape), np.dtype(dtype))
+        arr = arrays.pop(key, None)
+        if arr is None:
+            arr = np.empty(key[1], key[2])
+            total = sum(a.nbytes for a in arrays.values()) + arr.nbytes
+            for old in list(arrays):
+                if total <= max_bytes:
+                    break
+                total -= arrays.pop(old).nbytes
+        arrays[key] = arr  # most recently used last
+        return arr
+
+    return get

@@ -28,7 +28,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_float_array, finite_float, one_of, positive_int
-from .numeric import sigmoid_unchecked
+from .numeric import sigmoid_unchecked, workspace
 from .optim import Adam
 from .train import Recurrence, TrainConfig, gru_cell, init_classifier, lstm_cell, rnn_cell
 
@@ -126,23 +126,7 @@ def _tanh(a):
 # the results are bit for bit those of the allocating expressions; what changes is the cost: a
 # fresh array of a few hundred kilobytes is new memory the system must map on first touch, which on
 # the machines measured cost 10-20 times the arithmetic itself.
-_WORKSPACE: dict = {}
-_WORKSPACE_BYTES = 512 * 2 ** 20  #: buffers kept at most; the oldest go first
-
-
-def _ws(name: str, shape, dtype) -> np.ndarray:
-    """A reusable uninitialised array for ``name`` of this shape and dtype (contents undefined)."""
-    key = (name, tuple(shape), np.dtype(dtype))
-    arr = _WORKSPACE.pop(key, None)
-    if arr is None:
-        arr = np.empty(key[1], key[2])
-        total = sum(a.nbytes for a in _WORKSPACE.values()) + arr.nbytes
-        for old in list(_WORKSPACE):
-            if total <= _WORKSPACE_BYTES:
-                break
-            total -= _WORKSPACE.pop(old).nbytes
-    _WORKSPACE[key] = arr  # most recently used last
-    return arr
+_ws = workspace(512 * 2 ** 20)  #: reusable scratch arrays of this module (numeric.workspace)
 
 
 def _sig_(a):
