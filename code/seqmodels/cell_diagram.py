@@ -54,6 +54,14 @@ def _io(ax, x, y, text, labels, **kw):
     labels.append(text)
 
 
+def _frame(ax, corner, width, height):
+    """The drawing's axes (no ticks, equal aspect) and the dashed outline of one step."""
+    ax.set(xlim=(-0.2, 10.4), ylim=(-0.9, 6.6), aspect="equal")
+    ax.axis("off")
+    ax.add_patch(FancyBboxPatch(corner, width, height, boxstyle="round,pad=0.05,rounding_size=0.3",
+                                facecolor="none", edgecolor="#999999", lw=1.0, ls="--", zorder=0))
+
+
 def draw_lstm_cell(ax) -> list[str]:
     """Draw one LSTM step on ``ax``: the cell path on top, the four gates below it.
 
@@ -68,10 +76,7 @@ def draw_lstm_cell(ax) -> list[str]:
     """
     _check_ax(ax)
     labels: list[str] = []
-    ax.set(xlim=(-0.2, 10.4), ylim=(-0.9, 6.6), aspect="equal")
-    ax.axis("off")
-    ax.add_patch(FancyBboxPatch((0.9, 0.35), 7.7, 5.4, boxstyle="round,pad=0.05,rounding_size=0.3",
-                                facecolor="none", edgecolor="#999999", lw=1.0, ls="--", zorder=0))
+    _frame(ax, (0.9, 0.35), 7.7, 5.4)
     top, gate_y, bus_y = 5.0, 2.4, 1.0
     gx = {"f": 2.0, "i": 3.5, "g": 5.0, "o": 6.5}
     # the cell path: c_{t-1} -> (x f) -> (+) -> c_t
@@ -127,10 +132,7 @@ def draw_gru_cell(ax) -> list[str]:
     """
     _check_ax(ax)
     labels: list[str] = []
-    ax.set(xlim=(-0.2, 10.4), ylim=(-0.9, 6.6), aspect="equal")
-    ax.axis("off")
-    ax.add_patch(FancyBboxPatch((0.6, 0.15), 8.0, 5.6, boxstyle="round,pad=0.05,rounding_size=0.3",
-                                facecolor="none", edgecolor="#999999", lw=1.0, ls="--", zorder=0))
+    _frame(ax, (0.6, 0.15), 8.0, 5.6)
     top, gate_y, bus_y = 5.0, 2.2, 1.0
     # the state path: h_{t-1} -> (x z) -> (+) -> h_t
     _line(ax, [(0.2, top), (4.76, top)], lw=3.2, color=PALETTE[2])
