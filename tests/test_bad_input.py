@@ -330,6 +330,9 @@ case("birnn.bilm_states", "3-D ids", "ids", lambda: birnn.bilm_states(BILM, np.z
 case("birnn.bilm_states", "missing W_out", "params",
      lambda: birnn.bilm_states({k: v for k, v in BILM.items() if k != "W_out"}, IDS), KeyError)
 case("birnn.bilm_loss", "id beyond vocab", "ids", lambda: birnn.bilm_loss(BILM, [0, 6, 1]))
+case("birnn.next_token_probs", "T = 1", "ids", lambda: birnn.next_token_probs(BILM, [0]))
+case("birnn.next_token_probs", "unknown direction", "direction",
+     lambda: birnn.next_token_probs(BILM, IDS, "up"), KeyError)
 case("birnn.bilm_loss_and_grads", "zero batch", "ids", lambda: birnn.bilm_loss_and_grads(BILM, np.zeros((3, 0), int)))
 case("birnn.bilm_loss_and_grads", "NaN embedding", "params",
      lambda: birnn.bilm_loss_and_grads({**BILM, "E": np.full((6, 3), NAN)}, IDS))

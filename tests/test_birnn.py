@@ -9,8 +9,8 @@ from hypothesis.extra.numpy import arrays
 
 from gradcheck import numerical_gradient, relative_error
 from seqmodels.birnn import (BiLMConfig, TokenVectors, bilm_loss, bilm_loss_and_grads, bilm_states,
-                             bilstm_forward, elmo_mix, init_bilm, length_batches, token_vectors,
-                             train_bilm)
+                             bilstm_forward, elmo_mix, init_bilm, length_batches, next_token_probs,
+                             token_vectors, train_bilm)
 from seqmodels.lstm import init_lstm, lstm_forward
 
 
@@ -79,6 +79,46 @@ def test_bilm_loss_is_the_mean_of_both_directions_written_out():
 
     expected = (nll(hs[:-1, :H], ids[1:]) + nll(hs[1:, H:], ids[:-1])) / 2
     assert bilm_loss(params, ids) == pytest.approx(expected, rel=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 2), st.integers(2, 7), st.integers(1, 3), st.integers(0, 2 ** 32 - 1))
+def test_next_token_probs_are_the_softmax_of_the_last_states(n_layers, T, batch, seed):
+    """fwd: the top forward state after all of ids; bwd: the top backward state after reading back to ids[0]."""
+    rng = np.random.default_rng(seed)
+    V = 7
+    p = init_bilm(V, BiLMConfig(d_embed=3, d_hidden=4, n_layers=n_layers), rng)
+    p = {k: v + rng.normal(scale=0.5, size=v.shape) for k, v in p.items()}   # away from the symmetric start
+    ids = rng.integers(0, V, size=(T, batch))
+    states = bilm_states(p, ids)[-1]                                          # (T, B, 2H)
+    H = p["W_out"].shape[1]
+    for direction, state in (("fwd", states[-1, :, :H]), ("bwd", states[0, :, H:])):
+        probs = next_token_probs(p, ids, direction)
+        logits = state @ p["W_out"].T + p["b_out"]
+        ref = np.exp(logits - logits.max(-1, keepdims=True))
+        np.testing.assert_allclose(probs, ref / ref.sum(-1, keepdims=True), rtol=0, atol=1e-12)
+        np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(next_token_probs(p, ids[:, 0], direction), probs[0], rtol=0, atol=1e-12)
+
+
+def test_next_token_probs_average_to_the_loss_and_reject_an_unknown_direction():
+    rng = np.random.default_rng(3)
+    p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), rng)
+    ids = rng.integers(0, 6, size=(6, 2))
+    # every prediction of the loss made from at least two tokens, in both directions
+    terms = [-np.log(next_token_probs(p, ids[:t], "fwd")[np.arange(2), ids[t]]) for t in range(2, 6)]
+    terms += [-np.log(next_token_probs(p, ids[t + 1:], "bwd")[np.arange(2), ids[t]]) for t in range(0, 4)]
+    # the loss also scores the predictions from <one token>; add them from bilm_states
+    H = p["W_out"].shape[1]
+    s0 = bilm_states(p, ids)[-1]
+    for state, target in ((s0[0, :, :H], ids[1]), (s0[-1, :, H:], ids[-2])):
+        logits = state @ p["W_out"].T + p["b_out"]
+        logp = logits - logits.max(-1, keepdims=True)
+        logp -= np.log(np.exp(logp).sum(-1, keepdims=True))
+        terms.append(-logp[np.arange(2), target])
+    assert np.isclose(np.mean(terms), bilm_loss(p, ids), rtol=1e-12, atol=0)
+    with pytest.raises(KeyError, match="direction"):
+        next_token_probs(p, ids, "up")
 
 
 def test_one_layer_states_are_bilstm_forward_of_the_embeddings_and_batches_are_independent():

@@ -416,6 +416,43 @@ def bilm_states(params: Params, ids) -> list[np.ndarray]:
     return layers if ids.ndim == 2 else [h[:, 0] for h in layers]
 
 
+def next_token_probs(params: Params, ids, direction: str = "fwd") -> np.ndarray:
+    """What one direction of the biLM predicts next: for ``"fwd"`` the distribution over the token
+    after ``ids``, for ``"bwd"`` over the token before them (the softmax of the top state after
+    reading all of ``ids`` in that direction's order).
+
+    Parameters
+    ----------
+    params : dict from :func:`init_bilm` or :func:`train_bilm`
+    ids : integer ndarray of shape (T,) or (T, batch), T >= 2
+    direction : ``"fwd"`` or ``"bwd"``
+
+    Returns
+    -------
+    ndarray of shape (vocab,) or (batch, vocab), each row summing to 1
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``ids``: wrong type, shape or size, or out of range.
+    KeyError
+        an unknown ``direction``, or a missing key in ``params``.
+
+    >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
+    >>> next_token_probs(p, np.array([0, 3, 2])).shape, next_token_probs(p, np.array([[0], [3]]), "bwd").shape
+    ((6,), (1, 6))
+    """
+    if direction not in DIRECTIONS:
+        raise KeyError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+    V, H = _check_params(params)
+    ids = _check_ids(ids, V)
+    batched = ids if ids.ndim == 2 else ids[:, None]  # (T, B)
+    order = batched if direction == "fwd" else batched[::-1]
+    top = _run_direction(params, direction, order)[-1][-1]  # (B, H): the state after the last token read
+    probs = softmax(top @ params["W_out"].T + params["b_out"], axis=-1)
+    return probs if ids.ndim == 2 else probs[0]
+
+
 def bilm_loss(params: Params, ids) -> float:
     """The biLM's loss on ``ids`` (see the module docstring); :func:`bilm_loss_and_grads` without
     the gradients.
