@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gradcheck import relative_error
+from gradcheck import numerical_gradient, relative_error
 from seqmodels.delay import DelayTask
 from seqmodels.stacked import Arm, init_stack, stack_accuracy, stack_logits, stack_loss_and_grads, train_arms, unstack
 from seqmodels.train import TrainConfig, init_classifier, loss_and_grads, predict
@@ -31,6 +31,38 @@ def test_stack_matches_single_models(arm):
         for name in single:
             err = relative_error(grads[name][k], g[name])
             assert err < 1e-10, f"{arm.kind} seed {seed} d{name}: relative error {err:.1e}"
+
+
+@pytest.mark.parametrize("S,B,T", [(1, 1, 1), (1, 3, 4), (3, 1, 1), (2, 5, 3), (4, 2, 6)])
+@pytest.mark.parametrize("arm", ARMS, ids=lambda a: a.kind)
+def test_stack_gradients_match_central_differences(arm, S, B, T):
+    # the stacked layout (hidden-major states, inputs of all steps side by side) against the
+    # definition of the gradient, including one step, one model and a batch of one
+    rng = np.random.default_rng([S, B, T])
+    xs, labels = rng.normal(size=(T, B, 3)), rng.integers(0, 4, size=B)
+    params = init_stack(arm, 3, 4, range(S))
+    for p in params.values():
+        p += 0.3 * rng.normal(size=p.shape)
+    losses, grads = stack_loss_and_grads(arm.kind, params, xs, labels)
+    assert losses.shape == (S,)
+    for name, p in params.items():
+        assert grads[name].shape == p.shape
+        numeric = numerical_gradient(lambda: stack_loss_and_grads(arm.kind, params, xs, labels)[0].sum(), p)
+        err = relative_error(grads[name], numeric)
+        assert err < 1e-6, f"{arm.kind} S={S} B={B} T={T} d{name}: relative error {err:.1e}"
+
+
+def test_stack_logits_agree_with_the_training_forward_pass():
+    # stack_logits keeps two steps' intermediates, the training pass all of them: same numbers
+    rng = np.random.default_rng(5)
+    xs, labels = rng.normal(size=(7, 6, 3)), rng.integers(0, 4, size=6)
+    for arm in ARMS:
+        params = init_stack(arm, 3, 4, (0, 1, 2))
+        logits = stack_logits(arm.kind, params, xs)
+        logp = logits - logits.max(axis=-1, keepdims=True)
+        logp -= np.log(np.exp(logp).sum(axis=-1, keepdims=True))
+        losses, _ = stack_loss_and_grads(arm.kind, params, xs, labels)
+        np.testing.assert_allclose(losses, -logp[:, np.arange(6), labels].mean(axis=1), atol=1e-12)
 
 
 @pytest.mark.parametrize("arm", ARMS, ids=lambda a: a.kind)
