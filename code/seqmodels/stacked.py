@@ -9,9 +9,10 @@ models share nothing but the data: each has its own initial weights (drawn exact
 clipping and its own early stop; Adam works entry by entry, so one Adam over the stack is ``S``
 independent Adams.
 
-Shapes: inputs ``xs`` are ``(T, batch, d_in)``, shared by every model; states are
-``(T, S, batch, d_hidden)``; a stacked weight is ``(S, out, in)``, row blocks as in
-:mod:`seqmodels.rnn`, :mod:`seqmodels.lstm` and :mod:`seqmodels.gru`.
+Shapes: inputs ``xs`` are ``(T, batch, d_in)``, shared by every model; logits are
+``(S, batch, n_classes)``; a stacked weight is ``(S, out, in)``, row blocks as in
+:mod:`seqmodels.rnn`, :mod:`seqmodels.lstm` and :mod:`seqmodels.gru`. Inside the loops over time
+the states are stored hidden-major, ``(S, d_hidden, batch)`` per step (see the layout note below).
 
 - :class:`Arm`: one configuration (cell kind, width, initial bias or radius) of an experiment.
 - :func:`init_stack`, :func:`stack_loss_and_grads`: the stacked classifier and its gradient.
@@ -239,6 +240,8 @@ def _forward(kind: str, p: Params, xs: np.ndarray, train: bool = True):
     if train:
         Z2[:, :d_in] = Z[:, :d_in, :T]
     Z2[:, d_in + H] = 1.0
+    hs = _ws("gru_hs", (T + 1 if train else 2, S, H, B), dt)  # the states again, contiguous
+    hs[0] = 0.0
     tmp = _ws("gru_tmp", (S, H, B), dt)
     for t in range(T):
         load(t)
@@ -246,7 +249,7 @@ def _forward(kind: str, p: Params, xs: np.ndarray, train: bool = True):
         a, z1, z2 = acts[j], Z[:, :, slot(t)], Z2[:, :, j]
         if not train:
             z2[:, :d_in] = z1[:, :d_in]
-        h = z1[:, hr]
+        h = hs[slot(t)]
         rz = a[:, :2 * H]
         np.matmul(Wa[:, :2 * H], z1, out=rz)
         _sig_(rz)
@@ -254,12 +257,13 @@ def _forward(kind: str, p: Params, xs: np.ndarray, train: bool = True):
         n = a[:, 2 * H:]
         np.matmul(Wa[:, 2 * H:], z2, out=n)
         _tanh_(n)
-        h_new = Z[:, hr, slot(t + 1)]
+        h_new = hs[slot(t + 1)]
         np.multiply(rz[:, H:], h, out=h_new)
         np.subtract(1.0, rz[:, H:], out=tmp)
         np.multiply(tmp, n, out=tmp)
         np.add(h_new, tmp, out=h_new)
-    return Z[:, hr, slot(T)], (Z, acts, Z2)
+        Z[:, hr, slot(t + 1)] = h_new
+    return hs[slot(T)], (Z, acts, Z2, hs)
 
 
 def _weight_grads(das: np.ndarray, Z: np.ndarray) -> np.ndarray:
@@ -328,11 +332,11 @@ def _backward(kind: str, p: Params, xs: np.ndarray, cache, dh_last: np.ndarray) 
             np.multiply(dc, f, out=dc)
         G = _weight_grads(das, Z)
     else:
-        _, acts, Z2 = cache
+        _, acts, Z2, hs = cache
         W_nhT, W_rzhT = W_hT[:, :, 2 * H:], W_hT[:, :, :2 * H]
         t1, t2, t3, drh = (_ws(f"gru_t{k}", (S, H, B), dt) for k in range(4))
         for t in reversed(range(T)):
-            a, h_prev = acts[t], Z[:, hr, t]
+            a, h_prev = acts[t], hs[t]
             r, z, n = (a[:, k * H:(k + 1) * H] for k in range(3))
             da_n = das[:, 2 * H:, t]
             np.subtract(1.0, z, out=t1)  # dh * (1 - z) * (1 - n ** 2)
