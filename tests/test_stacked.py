@@ -95,6 +95,27 @@ def test_train_arms_learns_and_models_are_independent():
     assert alone["LSTM"].steps_taken[0] == runs["LSTM"].steps_taken[1] <= config.steps
 
 
+def test_checkpoints_of_stopped_models_are_their_final_accuracy():
+    # train_arms measures at a checkpoint only the models that trained since the previous one;
+    # the result must equal measuring every model at every checkpoint (one checkpoint per run)
+    task = DelayTask()
+    sample = lambda rng, n: task.sample(rng, n, 3)
+    config = TrainConfig(steps=90, batch=32, stop_loss=0.2)
+    arms = [Arm("LSTM", "lstm", 8, 3.0), Arm("RNN", "rnn", 8, 1.0)]
+    test = task.sample(np.random.default_rng(9), 100, 3)
+    checkpoints = (10, 40, 70, 90)
+    runs = train_arms(arms, sample, task.d_in, task.n_symbols, seeds=(0, 1, 2), config=config, test=test,
+                      checkpoints=checkpoints)
+    assert (runs["LSTM"].steps_taken < 70).any(), "some model must stop before a later checkpoint"
+    for c in checkpoints:
+        alone = train_arms(arms, sample, task.d_in, task.n_symbols, seeds=(0, 1, 2), config=config, test=test,
+                           checkpoints=(c,))
+        for arm in arms:
+            np.testing.assert_array_equal(runs[arm.name].checkpoint_accuracy[c], alone[arm.name].checkpoint_accuracy[c])
+    for arm in arms:
+        np.testing.assert_array_equal(runs[arm.name].checkpoint_accuracy[90], stack_accuracy(runs[arm.name], *test))
+
+
 @pytest.mark.parametrize("call,error,match", [
     (lambda: Arm("X", "lstmx"), KeyError, "kind must be one of"),
     (lambda: Arm("X", "rnn", 0), ValueError, "d_hidden must be an integer"),

@@ -504,11 +504,20 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
     if checkpoints and checkpoints[-1] > config.steps:
         raise ValueError(f"checkpoints must be <= config.steps = {config.steps}, got {checkpoints[-1]}")
     at = {key: {} for key in groups}
+    # models whose weights may have changed since the last checkpoint (all, before the first one);
+    # the others are frozen and keep the accuracy measured then (each model's numbers do not
+    # depend on which other models share its stack)
+    changed = {key: np.ones(n, dtype=bool) for key, n in n_models.items()}
 
     def record(after):
         for key, params in stacks.items():
-            logits = stack_logits(key[0], params, np.asarray(test[0], dtype))
-            at[key][after] = (logits.argmax(axis=-1) == np.asarray(test[1])).mean(axis=1)
+            acc = np.zeros(n_models[key]) if not at[key] else at[key][max(at[key])].copy()
+            todo = np.flatnonzero(changed[key])
+            if todo.size:
+                logits = stack_logits(key[0], {k: v[todo] for k, v in params.items()}, np.asarray(test[0], dtype))
+                acc[todo] = (logits.argmax(axis=-1) == np.asarray(test[1])).mean(axis=1)
+            at[key][after] = acc
+            changed[key] = active[key].copy()
 
     with threadpool_limits(limits=1, user_api="blas"):
         for step in range(config.steps):
