@@ -144,12 +144,14 @@ def _sig_(a):
     return a
 
 
-def _tanh_(a):
-    """``a = tanh(-a / 2) = 2 sigmoid(-a) - 1`` in place (``a`` holds -2 times a pre-activation)."""
-    _sig_(a)
-    np.multiply(a, 2.0, out=a)
-    np.subtract(a, 1.0, out=a)
-    return a
+def _tanh_(a, out=None):
+    """``out = tanh(-a / 2) = 2 sigmoid(-a) - 1`` (``a`` holds -2 times a pre-activation; it is
+    overwritten; ``out`` defaults to ``a``). ``2 / (1 + e)`` is exactly ``2 (1 / (1 + e))``."""
+    np.minimum(a, 80.0, out=a)
+    np.exp(a, out=a)
+    np.add(a, 1.0, out=a)
+    np.divide(2.0, a, out=a)
+    return np.subtract(a, 1.0, out=a if out is None else out)
 
 
 def _augmented(kind: str, p: Params) -> np.ndarray:
@@ -206,9 +208,7 @@ def _forward(kind: str, p: Params, xs: np.ndarray, train: bool = True):
         for t in range(T):
             load(t)
             np.matmul(Wa, Z[:, :, slot(t)], out=a)
-            _sig_(a)
-            np.multiply(a, 2.0, out=a)
-            np.subtract(a, 1.0, out=Z[:, hr, slot(t + 1)])
+            _tanh_(a, out=Z[:, hr, slot(t + 1)])
         return Z[:, hr, slot(T)], (Z,)
     if kind == "lstm":
         acts = _ws("lstm_acts", (n_keep, S, kH, B), dt)  # f, i, g, o
