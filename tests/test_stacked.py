@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gradcheck import relative_error
+from gradcheck import numerical_gradient, relative_error
 from seqmodels.delay import DelayTask
 from seqmodels.stacked import Arm, init_stack, stack_accuracy, stack_logits, stack_loss_and_grads, train_arms, unstack
 from seqmodels.train import TrainConfig, init_classifier, loss_and_grads, predict
@@ -31,6 +31,38 @@ def test_stack_matches_single_models(arm):
         for name in single:
             err = relative_error(grads[name][k], g[name])
             assert err < 1e-10, f"{arm.kind} seed {seed} d{name}: relative error {err:.1e}"
+
+
+@pytest.mark.parametrize("S,B,T", [(1, 1, 1), (1, 3, 4), (3, 1, 1), (2, 5, 3), (4, 2, 6)])
+@pytest.mark.parametrize("arm", ARMS, ids=lambda a: a.kind)
+def test_stack_gradients_match_central_differences(arm, S, B, T):
+    # the stacked layout (hidden-major states, inputs of all steps side by side) against the
+    # definition of the gradient, including one step, one model and a batch of one
+    rng = np.random.default_rng([S, B, T])
+    xs, labels = rng.normal(size=(T, B, 3)), rng.integers(0, 4, size=B)
+    params = init_stack(arm, 3, 4, range(S))
+    for p in params.values():
+        p += 0.3 * rng.normal(size=p.shape)
+    losses, grads = stack_loss_and_grads(arm.kind, params, xs, labels)
+    assert losses.shape == (S,)
+    for name, p in params.items():
+        assert grads[name].shape == p.shape
+        numeric = numerical_gradient(lambda: stack_loss_and_grads(arm.kind, params, xs, labels)[0].sum(), p)
+        err = relative_error(grads[name], numeric)
+        assert err < 1e-6, f"{arm.kind} S={S} B={B} T={T} d{name}: relative error {err:.1e}"
+
+
+def test_stack_logits_agree_with_the_training_forward_pass():
+    # stack_logits keeps two steps' intermediates, the training pass all of them: same numbers
+    rng = np.random.default_rng(5)
+    xs, labels = rng.normal(size=(7, 6, 3)), rng.integers(0, 4, size=6)
+    for arm in ARMS:
+        params = init_stack(arm, 3, 4, (0, 1, 2))
+        logits = stack_logits(arm.kind, params, xs)
+        logp = logits - logits.max(axis=-1, keepdims=True)
+        logp -= np.log(np.exp(logp).sum(axis=-1, keepdims=True))
+        losses, _ = stack_loss_and_grads(arm.kind, params, xs, labels)
+        np.testing.assert_allclose(losses, -logp[:, np.arange(6), labels].mean(axis=1), atol=1e-12)
 
 
 @pytest.mark.parametrize("arm", ARMS, ids=lambda a: a.kind)
@@ -61,6 +93,27 @@ def test_train_arms_learns_and_models_are_independent():
     for name, v in alone["LSTM"].params.items():
         np.testing.assert_allclose(v[0], runs["LSTM"].params[name][1], atol=1e-9)
     assert alone["LSTM"].steps_taken[0] == runs["LSTM"].steps_taken[1] <= config.steps
+
+
+def test_checkpoints_of_stopped_models_are_their_final_accuracy():
+    # train_arms measures at a checkpoint only the models that trained since the previous one;
+    # the result must equal measuring every model at every checkpoint (one checkpoint per run)
+    task = DelayTask()
+    sample = lambda rng, n: task.sample(rng, n, 3)
+    config = TrainConfig(steps=90, batch=32, stop_loss=0.2)
+    arms = [Arm("LSTM", "lstm", 8, 3.0), Arm("RNN", "rnn", 8, 1.0)]
+    test = task.sample(np.random.default_rng(9), 100, 3)
+    checkpoints = (10, 40, 70, 90)
+    runs = train_arms(arms, sample, task.d_in, task.n_symbols, seeds=(0, 1, 2), config=config, test=test,
+                      checkpoints=checkpoints)
+    assert (runs["LSTM"].steps_taken < 70).any(), "some model must stop before a later checkpoint"
+    for c in checkpoints:
+        alone = train_arms(arms, sample, task.d_in, task.n_symbols, seeds=(0, 1, 2), config=config, test=test,
+                           checkpoints=(c,))
+        for arm in arms:
+            np.testing.assert_array_equal(runs[arm.name].checkpoint_accuracy[c], alone[arm.name].checkpoint_accuracy[c])
+    for arm in arms:
+        np.testing.assert_array_equal(runs[arm.name].checkpoint_accuracy[90], stack_accuracy(runs[arm.name], *test))
 
 
 @pytest.mark.parametrize("call,error,match", [

@@ -9,9 +9,10 @@ models share nothing but the data: each has its own initial weights (drawn exact
 clipping and its own early stop; Adam works entry by entry, so one Adam over the stack is ``S``
 independent Adams.
 
-Shapes: inputs ``xs`` are ``(T, batch, d_in)``, shared by every model; states are
-``(T, S, batch, d_hidden)``; a stacked weight is ``(S, out, in)``, row blocks as in
-:mod:`seqmodels.rnn`, :mod:`seqmodels.lstm` and :mod:`seqmodels.gru`.
+Shapes: inputs ``xs`` are ``(T, batch, d_in)``, shared by every model; logits are
+``(S, batch, n_classes)``; a stacked weight is ``(S, out, in)``, row blocks as in
+:mod:`seqmodels.rnn`, :mod:`seqmodels.lstm` and :mod:`seqmodels.gru`. Inside the loops over time
+the states are stored hidden-major, ``(S, d_hidden, batch)`` per step (see the layout note below).
 
 - :class:`Arm`: one configuration (cell kind, width, initial bias or radius) of an experiment.
 - :func:`init_stack`, :func:`stack_loss_and_grads`: the stacked classifier and its gradient.
@@ -28,7 +29,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_float_array, finite_float, one_of, positive_int
-from .numeric import sigmoid_unchecked, workspace
+from .numeric import workspace
 from .optim import Adam
 from .train import Recurrence, TrainConfig, gru_cell, init_classifier, lstm_cell, rnn_cell
 
@@ -112,225 +113,253 @@ def unstack(params: Params, k: int) -> Params:
     return {name: np.array(v[k]) for name, v in params.items()}
 
 
-def _sig(a):
-    return sigmoid_unchecked(a)
-
-
-def _tanh(a):
-    return 2.0 * _sig(2.0 * a) - 1.0
-
-
-# --- Workspace ------------------------------------------------------------------------------------
+# --- Workspace and layout ---------------------------------------------------------------------------
 # The loops below write every intermediate into preallocated arrays (``out=``) instead of letting
-# numpy allocate a fresh one per operation. The arithmetic is the same operation for operation, so
-# the results are bit for bit those of the allocating expressions; what changes is the cost: a
-# fresh array of a few hundred kilobytes is new memory the system must map on first touch, which on
-# the machines measured cost 10-20 times the arithmetic itself.
+# numpy allocate a fresh one per operation: a fresh array of a few hundred kilobytes is new memory
+# the system must map on first touch, which on the machines measured cost 10-20 times the
+# arithmetic itself.
+#
+# Inside the loops a batch is stored hidden-major: one model's state is (H, batch), one step's
+# pre-activations of all models are (S, k H, batch), so every gate of every model is one contiguous
+# (H, batch) block and the elementwise work runs on long contiguous runs (a gate slice of a
+# (..., k H) row is a stride-k H run of H numbers, several times slower to process). One step's
+# pre-activations of all gates are one product ``W~ (S, k H, K) @ z_t (S, K, batch)`` of the input
+# ``z_t = [x_t; h_{t-1}; 1]`` (``K = d_in + H + 1``: the bias is the weight of a constant input).
+# The inputs of every step are kept side by side in ``Z (S, K, T + 1, batch)`` (slot ``T`` holds
+# the final state), so the weight gradient summed over all steps and the batch is one product per
+# model, ``dA (S, k H, T batch) @ Z (S, K, T batch)^T``, with no transposed copy (both reshapes are
+# views; matmul hands the transposed operand to BLAS as it is).
+# The rows of ``W~`` carry the factor -1 (sigmoid gates) or -2 (tanh: ``tanh(a) = 2 sigmoid(2a) - 1``),
+# so the product is directly the exponent of ``sigmoid(a) = 1 / (1 + exp(-a))``; scaling by a
+# power of two is exact, so this changes no rounding.
 _ws = workspace(512 * 2 ** 20)  #: reusable scratch arrays of this module (numeric.workspace)
 
 
 def _sig_(a):
-    """``a = sigmoid_unchecked(a)`` in place, the same operations in the same order."""
-    np.negative(a, out=a)
+    """``a = sigmoid(-a) = 1 / (1 + exp(min(a, 80)))`` in place (``a`` holds a negated pre-activation)."""
     np.minimum(a, 80.0, out=a)
     np.exp(a, out=a)
-    np.add(a, 1.0, out=a)  # 1.0 + e: addition commutes exactly
+    np.add(a, 1.0, out=a)
     np.divide(1.0, a, out=a)
     return a
 
 
-def _tanh_into(c, out):
-    """``out = _tanh(c)`` (``2 sigmoid(2c) - 1``) without allocating."""
-    np.multiply(c, 2.0, out=out)
-    _sig_(out)
-    np.multiply(out, 2.0, out=out)
-    np.subtract(out, 1.0, out=out)
-    return out
+def _tanh_(a, out=None):
+    """``out = tanh(-a / 2) = 2 sigmoid(-a) - 1`` (``a`` holds -2 times a pre-activation; it is
+    overwritten; ``out`` defaults to ``a``). ``2 / (1 + e)`` is exactly ``2 (1 / (1 + e))``."""
+    np.minimum(a, 80.0, out=a)
+    np.exp(a, out=a)
+    np.add(a, 1.0, out=a)
+    np.divide(2.0, a, out=a)
+    return np.subtract(a, 1.0, out=a if out is None else out)
 
 
-def _project(xs, W_x, b, tag="p"):
-    """``xs @ W_x[s].T + b[s]`` for every model: one matrix product, shape (T, S, B, k)."""
+def _augmented(kind: str, p: Params) -> np.ndarray:
+    """``W~ = [W_x, W_h, b]`` (S, k H, d_in + H + 1), each row block times its factor -1 or -2."""
+    if kind == "rnn":
+        W, b = np.concatenate([p["W_x"], p["W_h"]], axis=2), p["b"]
+    else:
+        W, b = p["W"], p["b"]
+    H = b.shape[1] // _BLOCKS[kind]
+    factor = {"rnn": [-2.0], "lstm": [-1.0, -1.0, -2.0, -1.0], "gru": [-1.0, -1.0, -2.0]}[kind]
+    scale = np.repeat(factor, H).astype(W.dtype)[:, None]
+    return np.concatenate([W, b[:, :, None]], axis=2) * scale
+
+
+def _inputs(name: str, xs: np.ndarray, S: int, H: int, train: bool) -> np.ndarray:
+    """``Z`` (S, K, slots, B): rows ``[x; h; 1]``; ``T + 1`` slots for training (the inputs are
+    written here for every step), else 2 slots used in turn (the caller writes ``x_t``)."""
     T, B, d_in = xs.shape
-    S, k, _ = W_x.shape
-    flat = np.matmul(xs.reshape(T * B, d_in), W_x.transpose(2, 0, 1).reshape(d_in, S * k),
-                     out=_ws(tag + "flat", (T * B, S * k), xs.dtype))  # (T B, S k)
-    np.add(flat, b.reshape(S * k), out=flat)  # the same sum, in the product's own (contiguous) layout
-    # a strided view, not a transposed copy: each step reads its (S, B, k) slice of it once
-    return flat.reshape(T, B, S, k).transpose(0, 2, 1, 3)
+    Z = _ws(name, (S, d_in + H + 1, T + 1 if train else 2, B), xs.dtype)
+    if train:
+        Z[:, :d_in, :T] = xs.transpose(2, 0, 1)
+    Z[:, d_in + H] = 1.0
+    Z[:, d_in:d_in + H, 0] = 0.0
+    return Z
 
 
-def _outer_x(das, xs):
-    """``sum_t,b das[t, s, b]^T xs[t, b]`` for every model, shape (S, k, d_in)."""
-    T, S, B, k = das.shape
-    tr = _ws("ox", (S, k, T, B), das.dtype)
-    np.copyto(tr, das.transpose(1, 3, 0, 2))
-    return (tr.reshape(S * k, T * B) @ xs.reshape(T * B, -1)).reshape(S, k, -1)
+def _zeros(name, shape, dtype):
+    z = _ws(name, shape, dtype)
+    z.fill(0.0)
+    return z
 
 
-def _outer_h(das, h_prevs):
-    """``sum_t,b das[t, s, b]^T h_prevs[t, s, b]`` for every model, shape (S, k, H)."""
-    T, S, B, k = das.shape
-    tr = _ws("oh_d", (S, k, T, B), das.dtype)
-    np.copyto(tr, das.transpose(1, 3, 0, 2))
-    hp = _ws("oh_h", (S, T, B, h_prevs.shape[-1]), h_prevs.dtype)
-    np.copyto(hp, h_prevs.transpose(1, 0, 2, 3))
-    return tr.reshape(S, k, T * B) @ hp.reshape(S, T * B, -1)
-
-
-def _forward(kind: str, p: Params, xs: np.ndarray):
-    """States (T, S, B, H) and what the backward pass needs (workspace arrays: use, don't keep)."""
+def _forward(kind: str, p: Params, xs: np.ndarray, train: bool = True):
+    """The final states (S, H, B) and, with ``train``, what the backward pass needs (workspace
+    arrays: use, don't keep). Without ``train`` only two steps' intermediates are stored."""
     T, B, d_in = xs.shape
     dt = xs.dtype
-    if kind == "rnn":
-        pre = _project(xs, p["W_x"], p["b"])  # (T, S, B, H)
-        W_hT = np.swapaxes(p["W_h"], 1, 2)  # (S, H, H)
-        S, H = pre.shape[1], pre.shape[-1]
-        hs, h = _ws("rnn_hs", pre.shape, dt), np.zeros((S, B, H), dt)
-        hw = _ws("rnn_hw", (S, B, H), dt)
-        for t in range(T):
-            np.matmul(h, W_hT, out=hw)
-            h = hs[t]
-            np.add(pre[t], hw, out=h)
-            _tanh_into(h, h)
-        return hs, None
-    W, b = p["W"], p["b"]
-    S, kH = b.shape
+    Wa = _augmented(kind, p)  # (S, kH, K)
+    S, kH, K = Wa.shape
     H = kH // _BLOCKS[kind]
-    hs, h = _ws(kind + "_hs", (T, S, B, H), dt), np.zeros((S, B, H), dt)
-    if kind == "lstm":
-        # sigmoid gates and the tanh candidate from one exp: tanh(a) = 2 sigmoid(2a) - 1
-        scale = np.repeat([1.0, 1.0, 2.0, 1.0], H).astype(dt)
-        pre = _project(xs, W[:, :, :d_in] * scale[:, None], b * scale)  # (T, S, B, 4H)
-        W_hT = np.swapaxes(W[:, :, d_in:] * scale[:, None], 1, 2)  # (S, H, 4H)
-        acts, cs, tcs = (_ws(n, shape, dt) for n, shape in
-                         (("lstm_acts", (T, S, B, kH)), ("lstm_cs", (T, S, B, H)), ("lstm_tcs", (T, S, B, H))))
-        c = np.zeros((S, B, H), dt)
-        hw, tmp = _ws("lstm_hw", (S, B, kH), dt), _ws("lstm_tmp", (S, B, H), dt)
+    hr = slice(d_in, d_in + H)  # the rows of h in z_t
+    Z = _inputs(kind + "_Z", xs, S, H, train)
+    n_keep = T if train else 1
+
+    def slot(t):
+        return t if train else t % 2
+
+    def load(t):  # z_t of an evaluation: this step's input, the previous state is already there
+        if not train:
+            Z[:, :d_in, t % 2] = xs[t].T
+
+    if kind == "rnn":
+        a = _ws("rnn_a", (S, H, B), dt)
         for t in range(T):
-            a = acts[t]
-            np.matmul(h, W_hT, out=hw)
-            np.add(pre[t], hw, out=a)
+            load(t)
+            np.matmul(Wa, Z[:, :, slot(t)], out=a)
+            _tanh_(a, out=Z[:, hr, slot(t + 1)])
+        return Z[:, hr, slot(T)], (Z,)
+    if kind == "lstm":
+        acts = _ws("lstm_acts", (n_keep, S, kH, B), dt)  # f, i, g, o
+        cs = _ws("lstm_cs", (T if train else 2, S, H, B), dt)
+        tcs = _ws("lstm_tcs", (n_keep, S, H, B), dt)
+        c = _zeros("lstm_c0", (S, H, B), dt)
+        tmp = _ws("lstm_tmp", (S, H, B), dt)
+        for t in range(T):
+            load(t)
+            j = t if train else 0
+            a = acts[j]
+            np.matmul(Wa, Z[:, :, slot(t)], out=a)
             _sig_(a)
-            g = a[..., 2 * H:3 * H]
+            g = a[:, 2 * H:3 * H]
             np.multiply(g, 2.0, out=g)
             np.subtract(g, 1.0, out=g)
-            c_new = cs[t]
-            np.multiply(a[..., :H], c, out=c_new)
-            np.multiply(a[..., H:2 * H], g, out=tmp)
+            c_new = cs[slot(t)]
+            np.multiply(a[:, :H], c, out=c_new)
+            np.multiply(a[:, H:2 * H], g, out=tmp)
             np.add(c_new, tmp, out=c_new)
             c = c_new
-            _tanh_into(c, tcs[t])
-            h = hs[t]
-            np.multiply(a[..., 3 * H:], tcs[t], out=h)
-        return hs, (acts, cs, tcs)
-    pre = _project(xs, W[:, :, :d_in], b)  # (T, S, B, 3H)
-    W_hT = np.swapaxes(W[:, :, d_in:], 1, 2)  # (S, H, 3H)
-    acts = _ws("gru_acts", (T, S, B, kH), dt)  # r, z, n
-    hw, rh, tmp = _ws("gru_hw", (S, B, 2 * H), dt), _ws("gru_rh", (S, B, H), dt), _ws("gru_tmp", (S, B, H), dt)
+            tc = tcs[j]
+            np.multiply(c, -2.0, out=tc)
+            _tanh_(tc)
+            np.multiply(a[:, 3 * H:], tc, out=Z[:, hr, slot(t + 1)])
+        return Z[:, hr, slot(T)], (Z, acts, cs, tcs)
+    acts = _ws("gru_acts", (n_keep, S, kH, B), dt)  # r, z, n
+    Z2 = _ws("gru_Z2", (S, K, n_keep, B), dt)  # [x; r h; 1], the input of the candidate
+    if train:
+        Z2[:, :d_in] = Z[:, :d_in, :T]
+    Z2[:, d_in + H] = 1.0
+    hs = _ws("gru_hs", (T + 1 if train else 2, S, H, B), dt)  # the states again, contiguous
+    hs[0] = 0.0
+    tmp = _ws("gru_tmp", (S, H, B), dt)
     for t in range(T):
-        # the nonlinearities run on contiguous buffers, as in the allocating expressions
-        rz = acts[t, ..., :2 * H]
-        np.matmul(h, W_hT[..., :2 * H], out=hw)
-        np.add(pre[t, ..., :2 * H], hw, out=hw)
-        rz[...] = _sig_(hw)
-        np.multiply(rz[..., :H], h, out=rh)
-        n = acts[t, ..., 2 * H:]
-        np.matmul(rh, W_hT[..., 2 * H:], out=tmp)
-        np.add(pre[t, ..., 2 * H:], tmp, out=tmp)
-        n[...] = _tanh_into(tmp, tmp)
-        h_new = hs[t]
-        np.multiply(rz[..., H:], h, out=h_new)
-        np.subtract(1.0, rz[..., H:], out=tmp)
+        load(t)
+        j = t if train else 0
+        a, z1, z2 = acts[j], Z[:, :, slot(t)], Z2[:, :, j]
+        if not train:
+            z2[:, :d_in] = z1[:, :d_in]
+        h = hs[slot(t)]
+        rz = a[:, :2 * H]
+        np.matmul(Wa[:, :2 * H], z1, out=rz)
+        _sig_(rz)
+        np.multiply(rz[:, :H], h, out=z2[:, hr])
+        n = a[:, 2 * H:]
+        np.matmul(Wa[:, 2 * H:], z2, out=n)
+        _tanh_(n)
+        h_new = hs[slot(t + 1)]
+        np.multiply(rz[:, H:], h, out=h_new)
+        np.subtract(1.0, rz[:, H:], out=tmp)
         np.multiply(tmp, n, out=tmp)
         np.add(h_new, tmp, out=h_new)
-        h = h_new
-    return hs, acts
+        Z[:, hr, slot(t + 1)] = h_new
+    return hs[slot(T)], (Z, acts, Z2, hs)
 
 
-def _h_prevs(hs):
-    """``[0, hs[0], ..., hs[T-2]]`` (T, S, B, H) in the workspace."""
-    out = _ws("h_prevs", hs.shape, hs.dtype)
-    out[0] = 0.0
-    out[1:] = hs[:-1]
-    return out
+def _weight_grads(das: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """``sum_t,b das[s, :, t, b] Z[s, :, t, b]^T`` (S, k, K): one product per model, no copies."""
+    S, k, T, B = das.shape
+    K = Z.shape[1]
+    return np.matmul(das.reshape(S, k, T * B), Z[:, :, :T].reshape(S, K, T * B).transpose(0, 2, 1))
 
 
-def _backward(kind: str, p: Params, xs: np.ndarray, hs: np.ndarray, cache, dh_last: np.ndarray) -> Params:
-    """Gradients of ``sum(hs[-1] * dh_last)`` for the recurrent weights (the head is separate)."""
+def _backward(kind: str, p: Params, xs: np.ndarray, cache, dh_last: np.ndarray) -> Params:
+    """Gradients of ``sum(h_T * dh_last)`` (``dh_last`` (S, H, B)) for the recurrent weights (the
+    head is separate)."""
     T, B, d_in = xs.shape
-    S, _, H = hs.shape[1:]
+    S, H, _ = dh_last.shape
     dt = xs.dtype
     kH = _BLOCKS[kind] * H
-    h_prevs = _h_prevs(hs)
+    hr = slice(d_in, d_in + H)
+    Z = cache[0]
+    das = _ws(kind + "_das", (S, kH, T, B), dt)  # d loss / d pre-activation, in the layout of Z
+    dhs = (_ws(kind + "_dh0", (S, H, B), dt), _ws(kind + "_dh1", (S, H, B), dt))
+    tmp = _ws(kind + "_btmp", (S, H, B), dt)
+    dh = dh_last
     if kind == "rnn":
-        W_h = p["W_h"]
-        das = _ws("rnn_das", hs.shape, dt)
-        tmp = _ws("rnn_btmp", (S, B, H), dt)
-        dh = dh_last
+        W_hT = np.swapaxes(p["W_h"], 1, 2)
         for t in reversed(range(T)):
-            da = das[t]
-            np.square(hs[t], out=tmp)
+            da = das[:, :, t]
+            np.square(Z[:, hr, t + 1], out=tmp)
             np.subtract(1.0, tmp, out=tmp)
             np.multiply(dh, tmp, out=da)
-            dh = da @ W_h
-        return {"W_h": _outer_h(das, h_prevs), "W_x": _outer_x(das, xs), "b": das.sum(axis=(0, 2))}
-    W = p["W"]
-    W_h = W[:, :, d_in:]  # (S, kH, H)
+            dh = np.matmul(W_hT, da, out=dhs[t % 2])
+        G = _weight_grads(das, Z)
+        return {"W_h": G[:, :, hr].copy(), "W_x": G[:, :, :d_in].copy(), "b": G[:, :, -1].copy()}
+    W_hT = np.swapaxes(p["W"][:, :, d_in:], 1, 2)  # (S, H, kH)
     if kind == "lstm":
-        acts, cs, tc = cache
-        f, i, g, o = (acts[..., k * H:(k + 1) * H] for k in range(4))
-        c_prevs = _ws("lstm_cprev", cs.shape, dt)
-        c_prevs[0] = 0.0
-        c_prevs[1:] = cs[:-1]
-        # local derivatives of every step at once; the loop only carries dh and dc back
-        dc_from_h = _ws("lstm_dcfh", cs.shape, dt)
-        np.square(tc, out=dc_from_h)
-        np.subtract(1.0, dc_from_h, out=dc_from_h)
-        np.multiply(o, dc_from_h, out=dc_from_h)
-        # dz blocks per unit of dc (f, i, g) and of dh (o), each as in the expressions
-        #   c_prev * f * (1 - f),  g * i * (1 - i),  i * (1 - g ** 2),  tc * o * (1 - o)
-        # computed over the whole width 4H at once (contiguous) and patched in the g block.
-        local = _ws("lstm_local", acts.shape, dt)  # (T, S, B, 4H): first factors, then the product
-        one_minus = _ws("lstm_1m", acts.shape, dt)  # (1 - gate), and (1 - g ** 2) in the g block
-        local[..., :H] = c_prevs
-        local[..., H:2 * H] = g
-        local[..., 3 * H:] = tc
-        np.multiply(local, acts, out=local)
-        local[..., 2 * H:3 * H] = i
-        np.subtract(1.0, acts, out=one_minus)
-        gm = one_minus[..., 2 * H:3 * H]
-        np.square(g, out=gm)
-        np.subtract(1.0, gm, out=gm)
-        np.multiply(local, one_minus, out=local)
-        local = local.reshape(T, S, B, 4, H)
-        f = _ws("lstm_f", cs.shape, dt)
-        np.copyto(f, acts[..., :H])
-        das = _ws("lstm_das", (T, S, B, 4, H), dt)
-        dh, dc = dh_last, np.zeros((S, B, H), dt)
-        tmp, dh_buf = _ws("lstm_btmp", (S, B, H), dt), _ws("lstm_dh", (S, B, H), dt)
+        _, acts, cs, tcs = cache
+        c0 = _zeros("lstm_c0", (S, H, B), dt)
+        dc = _zeros("lstm_dc", (S, H, B), dt)
+        dc_from_h = _ws("lstm_dcfh", (S, H, B), dt)
+        local = _ws("lstm_local", (S, kH, B), dt)  # first factors, then the product
+        one_minus = _ws("lstm_1m", (S, kH, B), dt)  # (1 - gate), and (1 - g ** 2) in the g block
+        l4 = local.reshape(S, 4, H, B)
+        d4 = das.reshape(S, 4, H, T, B)
         for t in reversed(range(T)):
-            np.multiply(dh, dc_from_h[t], out=tmp)
+            a, tc = acts[t], tcs[t]
+            f, i, g, o = (a[:, k * H:(k + 1) * H] for k in range(4))
+            # dc += dh * o * (1 - tc ** 2)
+            np.square(tc, out=dc_from_h)
+            np.subtract(1.0, dc_from_h, out=dc_from_h)
+            np.multiply(o, dc_from_h, out=dc_from_h)
+            np.multiply(dh, dc_from_h, out=tmp)
             np.add(dc, tmp, out=dc)
-            np.multiply(dc[:, :, None], local[t, :, :, :3], out=das[t, :, :, :3])
-            np.multiply(dh, local[t, :, :, 3], out=das[t, :, :, 3])
-            dh = np.matmul(das[t].reshape(S, B, kH), W_h, out=dh_buf)
-            np.multiply(dc, f[t], out=dc)
-        das = das.reshape(T, S, B, kH)
-        dW_h = _outer_h(das, h_prevs)
+            # dz blocks per unit of dc (f, i, g) and of dh (o), each as in the expressions
+            #   c_prev * f * (1 - f),  g * i * (1 - i),  i * (1 - g ** 2),  tc * o * (1 - o)
+            np.multiply(cs[t - 1] if t else c0, f, out=local[:, :H])
+            np.multiply(g, i, out=local[:, H:2 * H])
+            local[:, 2 * H:3 * H] = i
+            np.multiply(tc, o, out=local[:, 3 * H:])
+            np.subtract(1.0, a, out=one_minus)
+            gm = one_minus[:, 2 * H:3 * H]
+            np.square(g, out=gm)
+            np.subtract(1.0, gm, out=gm)
+            np.multiply(local, one_minus, out=local)
+            np.multiply(dc[:, None], l4[:, :3], out=d4[:, :3, :, t])
+            np.multiply(dh, l4[:, 3], out=d4[:, 3, :, t])
+            dh = np.matmul(W_hT, das[:, :, t], out=dhs[t % 2])
+            np.multiply(dc, f, out=dc)
+        G = _weight_grads(das, Z)
     else:
-        r, z, n = (cache[..., k * H:(k + 1) * H] for k in range(3))
-        das = _ws("gru_das", cache.shape, dt)
-        dh = dh_last
+        _, acts, Z2, hs = cache
+        W_nhT, W_rzhT = W_hT[:, :, 2 * H:], W_hT[:, :, :2 * H]
+        t1, t2, t3, drh = (_ws(f"gru_t{k}", (S, H, B), dt) for k in range(4))
         for t in reversed(range(T)):
-            da_n = das[t, ..., 2 * H:] = dh * (1.0 - z[t]) * (1.0 - n[t] ** 2)
-            das[t, ..., H:2 * H] = dh * (h_prevs[t] - n[t]) * z[t] * (1.0 - z[t])
-            drh = da_n @ W_h[:, 2 * H:]
-            das[t, ..., :H] = drh * h_prevs[t] * r[t] * (1.0 - r[t])
-            dh = dh * z[t] + drh * r[t] + das[t, ..., :2 * H] @ W_h[:, :2 * H]
-        rh = _ws("gru_rhp", h_prevs.shape, dt)
-        np.multiply(r, h_prevs, out=rh)
-        dW_h = np.concatenate([_outer_h(das[..., :2 * H], h_prevs), _outer_h(das[..., 2 * H:], rh)], axis=1)
-    return {"W": np.concatenate([_outer_x(das, xs), dW_h], axis=2), "b": das.sum(axis=(0, 2))}
+            a, h_prev = acts[t], hs[t]
+            r, z, n = (a[:, k * H:(k + 1) * H] for k in range(3))
+            da_n = das[:, 2 * H:, t]
+            np.subtract(1.0, z, out=t1)  # dh * (1 - z) * (1 - n ** 2)
+            np.multiply(dh, t1, out=t2)
+            np.square(n, out=t3)
+            np.subtract(1.0, t3, out=t3)
+            np.multiply(t2, t3, out=da_n)
+            np.subtract(h_prev, n, out=t2)  # dh * (h_prev - n) * z * (1 - z)
+            np.multiply(dh, t2, out=t2)
+            np.multiply(t2, z, out=t2)
+            np.multiply(t2, t1, out=das[:, H:2 * H, t])
+            np.matmul(W_nhT, da_n, out=drh)
+            np.multiply(drh, h_prev, out=t2)  # drh * h_prev * r * (1 - r)
+            np.multiply(t2, r, out=t2)
+            np.subtract(1.0, r, out=t3)
+            np.multiply(t2, t3, out=das[:, :H, t])
+            dh_new = np.matmul(W_rzhT, das[:, :2 * H, t], out=dhs[t % 2])  # dh z + drh r + W_rz^T da_rz
+            np.multiply(dh, z, out=t2)
+            np.multiply(drh, r, out=t3)
+            np.add(t2, t3, out=t2)
+            dh = np.add(t2, dh_new, out=dh_new)
+        G = np.concatenate([_weight_grads(das[:, :2 * H], Z), _weight_grads(das[:, 2 * H:], Z2)], axis=1)
+    return {"W": G[:, :, :-1].copy(), "b": G[:, :, -1].copy()}
 
 
 def _check_stack(kind, params, xs):
@@ -361,8 +390,8 @@ def stack_logits(kind: str, params: Params, xs) -> np.ndarray:
         ``xs`` not (T, batch, d_in) with the stack's ``d_in``, or not finite.
     """
     xs = _check_stack(kind, params, xs)
-    hs, _ = _forward(kind, params, xs)
-    return hs[-1] @ np.swapaxes(params["W_out"], 1, 2) + params["b_out"][:, None]  # (S, B, C)
+    h, _ = _forward(kind, params, xs, train=False)
+    return np.swapaxes(h, 1, 2) @ np.swapaxes(params["W_out"], 1, 2) + params["b_out"][:, None]  # (S, B, C)
 
 
 def stack_loss_and_grads(kind: str, params: Params, xs, labels) -> tuple[np.ndarray, Params]:
@@ -385,17 +414,19 @@ def stack_loss_and_grads(kind: str, params: Params, xs, labels) -> tuple[np.ndar
     if labels.dtype.kind not in "iu" or labels.shape != (xs.shape[1],) or labels.min() < 0 or labels.max() >= C:
         raise ValueError(f"labels must be integers in [0, {C}) of shape (batch,) = ({xs.shape[1]},), "
                          f"got dtype {labels.dtype}, shape {labels.shape}")
-    hs, cache = _forward(kind, params, xs)
+    h, cache = _forward(kind, params, xs)  # final states (S, H, B)
     B = xs.shape[1]
-    logits = hs[-1] @ np.swapaxes(params["W_out"], 1, 2) + params["b_out"][:, None]  # (S, B, C)
+    hT = np.swapaxes(h, 1, 2)  # (S, B, H)
+    logits = hT @ np.swapaxes(params["W_out"], 1, 2) + params["b_out"][:, None]  # (S, B, C)
     logits = logits - logits.max(axis=-1, keepdims=True)
     logp = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))  # (S, B, C)
     losses = -logp[:, np.arange(B), labels].mean(axis=1)
     dlogits = np.exp(logp)
     dlogits[:, np.arange(B), labels] -= 1.0
     dlogits /= B
-    grads = _backward(kind, params, xs, hs, cache, dlogits @ params["W_out"])  # (S, B, H)
-    grads["W_out"] = np.swapaxes(dlogits, 1, 2) @ hs[-1]  # (S, C, H)
+    dlogits_T = np.swapaxes(dlogits, 1, 2)  # (S, C, B)
+    grads = _backward(kind, params, xs, cache, np.swapaxes(params["W_out"], 1, 2) @ dlogits_T)  # dh (S, H, B)
+    grads["W_out"] = dlogits_T @ hT  # (S, C, H)
     grads["b_out"] = dlogits.sum(axis=1)
     return losses, grads
 
@@ -473,11 +504,20 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
     if checkpoints and checkpoints[-1] > config.steps:
         raise ValueError(f"checkpoints must be <= config.steps = {config.steps}, got {checkpoints[-1]}")
     at = {key: {} for key in groups}
+    # models whose weights may have changed since the last checkpoint (all, before the first one);
+    # the others are frozen and keep the accuracy measured then (each model's numbers do not
+    # depend on which other models share its stack)
+    changed = {key: np.ones(n, dtype=bool) for key, n in n_models.items()}
 
     def record(after):
         for key, params in stacks.items():
-            logits = stack_logits(key[0], params, np.asarray(test[0], dtype))
-            at[key][after] = (logits.argmax(axis=-1) == np.asarray(test[1])).mean(axis=1)
+            acc = np.zeros(n_models[key]) if not at[key] else at[key][max(at[key])].copy()
+            todo = np.flatnonzero(changed[key])
+            if todo.size:
+                logits = stack_logits(key[0], {k: v[todo] for k, v in params.items()}, np.asarray(test[0], dtype))
+                acc[todo] = (logits.argmax(axis=-1) == np.asarray(test[1])).mean(axis=1)
+            at[key][after] = acc
+            changed[key] = active[key].copy()
 
     with threadpool_limits(limits=1, user_api="blas"):
         for step in range(config.steps):
