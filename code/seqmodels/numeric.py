@@ -2,7 +2,10 @@ r"""The numerical primitives every model shares, each computed so that it cannot
 
 - :func:`sigmoid` ``1 / (1 + exp(-z))`` and :func:`log_sigmoid` ``log sigmoid(z)``;
 - :func:`softmax` and :func:`log_softmax` along an axis, shifted by the maximum first;
-- :func:`softmax_cross_entropy`, the mean cross-entropy of integer labels and its gradient.
+- :func:`softmax_cross_entropy`, the mean cross-entropy of integer labels and its gradient, and
+  :func:`stacked_cross_entropy`, the same for many models' logits at once;
+- :func:`sigmoid_of_half`, the in-place gate nonlinearity of the batched kernel
+  (:mod:`seqmodels.recurrent`): ``sigmoid(2 a) = (1 + tanh(a)) / 2``, with ``out=``.
 
 Every model imports them from here (the LSTM's gates use the identity
 ``sigmoid(z) = (1 + tanh(z / 2)) / 2`` inside one ``tanh`` call; see :mod:`seqmodels.lstm`).
@@ -54,6 +57,31 @@ def sigmoid_unchecked(z: np.ndarray) -> np.ndarray:
         raise ValueError(f"z must be a floating-point numpy array (checked by the caller), got "
                          f"{type(z).__name__}{' of dtype ' + str(z.dtype) if isinstance(z, np.ndarray) else ''}")
     return 1.0 / (1.0 + np.exp(np.minimum(-z, 80.0)))
+
+
+def sigmoid_of_half(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``sigmoid(2 a) = (1 + tanh(a)) / 2`` for a floating-point array ``a`` that holds *half* the
+    pre-activation, written into ``out`` (which may be ``a`` itself; a new array by default).
+
+    One ``tanh`` call, which numpy vectorises in float32 and float64 and which cannot overflow;
+    the batched kernel folds the factor 1/2 into its weights (a power of two: exact). For the
+    hot loop it checks only that ``a`` is a floating-point ndarray, not its values.
+
+    Raises
+    ------
+    ValueError
+        ``a`` not a numpy array of a floating-point dtype.
+
+    >>> a = np.array([-1e4, 0.0, 0.5])
+    >>> bool(np.allclose(sigmoid_of_half(a), sigmoid(2 * a)))
+    True
+    """
+    if not isinstance(a, np.ndarray) or a.dtype.kind != "f":
+        raise ValueError(f"a must be a floating-point numpy array (checked by the caller), got "
+                         f"{type(a).__name__}{' of dtype ' + str(a.dtype) if isinstance(a, np.ndarray) else ''}")
+    out = np.tanh(a, out=out)
+    np.multiply(out, 0.5, out=out)
+    return np.add(out, 0.5, out=out)
 
 
 def log_sigmoid(z) -> np.ndarray:
@@ -159,6 +187,40 @@ def softmax_cross_entropy(logits, labels) -> tuple[float, np.ndarray]:
     dlogits = np.exp(log_p)
     dlogits[rows, labels] -= 1.0
     return loss, dlogits / len(labels)
+
+
+def stacked_cross_entropy(logits, labels) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`softmax_cross_entropy` for ``S`` models at once: ``logits`` (S, N, n_classes) and
+    ``labels`` (N,) shared by every model or (S, N), one set per model.
+
+    Returns each model's mean cross-entropy ``losses`` (S,) and ``dlogits`` (S, N, n_classes),
+    model ``s``'s gradient of its own ``losses[s]``: ``(softmax(logits[s]) - onehot) / N``. Computed
+    in float64 whatever the logits' dtype.
+
+    Raises
+    ------
+    ValueError
+        non-finite logits, ``N`` or ``n_classes`` of 0, labels of another shape, dtype or range.
+
+    >>> losses, d = stacked_cross_entropy(np.zeros((2, 3, 4)), np.array([0, 1, 3]))
+    >>> losses.round(4).tolist(), d.shape
+    ([1.3863, 1.3863], (2, 3, 4))
+    """
+    logits = as_float_array("logits", logits, ndims=(3,))
+    S, N, C = logits.shape
+    if S == 0 or N == 0 or C == 0:
+        raise ValueError(f"logits must have shape (S, N, n_classes) with all three >= 1, got {logits.shape}")
+    labels = np.asarray(labels)
+    if labels.shape not in ((N,), (S, N)):
+        raise ValueError(f"labels must have shape (N,) = ({N},) or (S, N) = {(S, N)}, got {labels.shape}")
+    labels = as_ids("labels", labels, C, ndims=(labels.ndim,), what="class labels")
+    log_p = log_softmax(logits, axis=-1)  # float64
+    rows = (np.arange(S)[:, None], np.arange(N)[None], labels if labels.ndim == 2 else labels[None])
+    losses = -log_p[rows].mean(axis=1)
+    dlogits = np.exp(log_p, out=log_p)
+    dlogits[rows] -= 1.0
+    dlogits /= N
+    return losses, dlogits
 
 
 def workspace(max_bytes: int):

@@ -11,8 +11,8 @@ independent Adams.
 
 Shapes: inputs ``xs`` are ``(T, batch, d_in)``, shared by every model; logits are
 ``(S, batch, n_classes)``; a stacked weight is ``(S, out, in)``, row blocks as in
-:mod:`seqmodels.rnn`, :mod:`seqmodels.lstm` and :mod:`seqmodels.gru`. Inside the loops over time
-the states are stored hidden-major, ``(S, d_hidden, batch)`` per step (see the layout note below).
+:mod:`seqmodels.rnn`, :mod:`seqmodels.lstm` and :mod:`seqmodels.gru`. The cells run in the batched
+kernel :mod:`seqmodels.recurrent`; this module adds the read-out, the loss and the training loop.
 
 - :class:`Arm`: one configuration (cell kind, width, initial bias or radius) of an experiment.
 - :func:`init_stack`, :func:`stack_loss_and_grads`: the stacked classifier and its gradient.
@@ -29,7 +29,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_float_array, finite_float, one_of, positive_int
-from .numeric import workspace
+from . import recurrent
+from .numeric import stacked_cross_entropy
 from .optim import Adam
 from .train import Recurrence, TrainConfig, gru_cell, init_classifier, lstm_cell, rnn_cell
 
@@ -113,253 +114,17 @@ def unstack(params: Params, k: int) -> Params:
     return {name: np.array(v[k]) for name, v in params.items()}
 
 
-# --- Workspace and layout ---------------------------------------------------------------------------
-# The loops below write every intermediate into preallocated arrays (``out=``) instead of letting
-# numpy allocate a fresh one per operation: a fresh array of a few hundred kilobytes is new memory
-# the system must map on first touch, which on the machines measured cost 10-20 times the
-# arithmetic itself.
-#
-# Inside the loops a batch is stored hidden-major: one model's state is (H, batch), one step's
-# pre-activations of all models are (S, k H, batch), so every gate of every model is one contiguous
-# (H, batch) block and the elementwise work runs on long contiguous runs (a gate slice of a
-# (..., k H) row is a stride-k H run of H numbers, several times slower to process). One step's
-# pre-activations of all gates are one product ``W~ (S, k H, K) @ z_t (S, K, batch)`` of the input
-# ``z_t = [x_t; h_{t-1}; 1]`` (``K = d_in + H + 1``: the bias is the weight of a constant input).
-# The inputs of every step are kept side by side in ``Z (S, K, T + 1, batch)`` (slot ``T`` holds
-# the final state), so the weight gradient summed over all steps and the batch is one product per
-# model, ``dA (S, k H, T batch) @ Z (S, K, T batch)^T``, with no transposed copy (both reshapes are
-# views; matmul hands the transposed operand to BLAS as it is).
-# The rows of ``W~`` carry the factor -1 (sigmoid gates) or -2 (tanh: ``tanh(a) = 2 sigmoid(2a) - 1``),
-# so the product is directly the exponent of ``sigmoid(a) = 1 / (1 + exp(-a))``; scaling by a
-# power of two is exact, so this changes no rounding.
-_ws = workspace(512 * 2 ** 20)  #: reusable scratch arrays of this module (numeric.workspace)
+def _cell_weights(kind: str, p: Params) -> np.ndarray:
+    """The recurrent weights in the kernel's layout (:mod:`seqmodels.recurrent`): ``[W_x | W_h]``
+    for the RNN, ``W`` as it is for the gated cells."""
+    return np.concatenate([p["W_x"], p["W_h"]], axis=2) if kind == "rnn" else p["W"]
 
 
-def _sig_(a):
-    """``a = sigmoid(-a) = 1 / (1 + exp(min(a, 80)))`` in place (``a`` holds a negated pre-activation)."""
-    np.minimum(a, 80.0, out=a)
-    np.exp(a, out=a)
-    np.add(a, 1.0, out=a)
-    np.divide(1.0, a, out=a)
-    return a
-
-
-def _tanh_(a, out=None):
-    """``out = tanh(-a / 2) = 2 sigmoid(-a) - 1`` (``a`` holds -2 times a pre-activation; it is
-    overwritten; ``out`` defaults to ``a``). ``2 / (1 + e)`` is exactly ``2 (1 / (1 + e))``."""
-    np.minimum(a, 80.0, out=a)
-    np.exp(a, out=a)
-    np.add(a, 1.0, out=a)
-    np.divide(2.0, a, out=a)
-    return np.subtract(a, 1.0, out=a if out is None else out)
-
-
-def _augmented(kind: str, p: Params) -> np.ndarray:
-    """``W~ = [W_x, W_h, b]`` (S, k H, d_in + H + 1), each row block times its factor -1 or -2."""
+def _cell_grads(kind: str, g: Params, d_in: int) -> Params:
+    """The kernel's gradients in the keys of this module's parameters."""
     if kind == "rnn":
-        W, b = np.concatenate([p["W_x"], p["W_h"]], axis=2), p["b"]
-    else:
-        W, b = p["W"], p["b"]
-    H = b.shape[1] // _BLOCKS[kind]
-    factor = {"rnn": [-2.0], "lstm": [-1.0, -1.0, -2.0, -1.0], "gru": [-1.0, -1.0, -2.0]}[kind]
-    scale = np.repeat(factor, H).astype(W.dtype)[:, None]
-    return np.concatenate([W, b[:, :, None]], axis=2) * scale
-
-
-def _inputs(name: str, xs: np.ndarray, S: int, H: int, train: bool) -> np.ndarray:
-    """``Z`` (S, K, slots, B): rows ``[x; h; 1]``; ``T + 1`` slots for training (the inputs are
-    written here for every step), else 2 slots used in turn (the caller writes ``x_t``)."""
-    T, B, d_in = xs.shape
-    Z = _ws(name, (S, d_in + H + 1, T + 1 if train else 2, B), xs.dtype)
-    if train:
-        Z[:, :d_in, :T] = xs.transpose(2, 0, 1)
-    Z[:, d_in + H] = 1.0
-    Z[:, d_in:d_in + H, 0] = 0.0
-    return Z
-
-
-def _zeros(name, shape, dtype):
-    z = _ws(name, shape, dtype)
-    z.fill(0.0)
-    return z
-
-
-def _forward(kind: str, p: Params, xs: np.ndarray, train: bool = True):
-    """The final states (S, H, B) and, with ``train``, what the backward pass needs (workspace
-    arrays: use, don't keep). Without ``train`` only two steps' intermediates are stored."""
-    T, B, d_in = xs.shape
-    dt = xs.dtype
-    Wa = _augmented(kind, p)  # (S, kH, K)
-    S, kH, K = Wa.shape
-    H = kH // _BLOCKS[kind]
-    hr = slice(d_in, d_in + H)  # the rows of h in z_t
-    Z = _inputs(kind + "_Z", xs, S, H, train)
-    n_keep = T if train else 1
-
-    def slot(t):
-        return t if train else t % 2
-
-    def load(t):  # z_t of an evaluation: this step's input, the previous state is already there
-        if not train:
-            Z[:, :d_in, t % 2] = xs[t].T
-
-    if kind == "rnn":
-        a = _ws("rnn_a", (S, H, B), dt)
-        for t in range(T):
-            load(t)
-            np.matmul(Wa, Z[:, :, slot(t)], out=a)
-            _tanh_(a, out=Z[:, hr, slot(t + 1)])
-        return Z[:, hr, slot(T)], (Z,)
-    if kind == "lstm":
-        acts = _ws("lstm_acts", (n_keep, S, kH, B), dt)  # f, i, g, o
-        cs = _ws("lstm_cs", (T if train else 2, S, H, B), dt)
-        tcs = _ws("lstm_tcs", (n_keep, S, H, B), dt)
-        c = _zeros("lstm_c0", (S, H, B), dt)
-        tmp = _ws("lstm_tmp", (S, H, B), dt)
-        for t in range(T):
-            load(t)
-            j = t if train else 0
-            a = acts[j]
-            np.matmul(Wa, Z[:, :, slot(t)], out=a)
-            _sig_(a)
-            g = a[:, 2 * H:3 * H]
-            np.multiply(g, 2.0, out=g)
-            np.subtract(g, 1.0, out=g)
-            c_new = cs[slot(t)]
-            np.multiply(a[:, :H], c, out=c_new)
-            np.multiply(a[:, H:2 * H], g, out=tmp)
-            np.add(c_new, tmp, out=c_new)
-            c = c_new
-            tc = tcs[j]
-            np.multiply(c, -2.0, out=tc)
-            _tanh_(tc)
-            np.multiply(a[:, 3 * H:], tc, out=Z[:, hr, slot(t + 1)])
-        return Z[:, hr, slot(T)], (Z, acts, cs, tcs)
-    acts = _ws("gru_acts", (n_keep, S, kH, B), dt)  # r, z, n
-    Z2 = _ws("gru_Z2", (S, K, n_keep, B), dt)  # [x; r h; 1], the input of the candidate
-    if train:
-        Z2[:, :d_in] = Z[:, :d_in, :T]
-    Z2[:, d_in + H] = 1.0
-    hs = _ws("gru_hs", (T + 1 if train else 2, S, H, B), dt)  # the states again, contiguous
-    hs[0] = 0.0
-    tmp = _ws("gru_tmp", (S, H, B), dt)
-    for t in range(T):
-        load(t)
-        j = t if train else 0
-        a, z1, z2 = acts[j], Z[:, :, slot(t)], Z2[:, :, j]
-        if not train:
-            z2[:, :d_in] = z1[:, :d_in]
-        h = hs[slot(t)]
-        rz = a[:, :2 * H]
-        np.matmul(Wa[:, :2 * H], z1, out=rz)
-        _sig_(rz)
-        np.multiply(rz[:, :H], h, out=z2[:, hr])
-        n = a[:, 2 * H:]
-        np.matmul(Wa[:, 2 * H:], z2, out=n)
-        _tanh_(n)
-        h_new = hs[slot(t + 1)]
-        np.multiply(rz[:, H:], h, out=h_new)
-        np.subtract(1.0, rz[:, H:], out=tmp)
-        np.multiply(tmp, n, out=tmp)
-        np.add(h_new, tmp, out=h_new)
-        Z[:, hr, slot(t + 1)] = h_new
-    return hs[slot(T)], (Z, acts, Z2, hs)
-
-
-def _weight_grads(das: np.ndarray, Z: np.ndarray) -> np.ndarray:
-    """``sum_t,b das[s, :, t, b] Z[s, :, t, b]^T`` (S, k, K): one product per model, no copies."""
-    S, k, T, B = das.shape
-    K = Z.shape[1]
-    return np.matmul(das.reshape(S, k, T * B), Z[:, :, :T].reshape(S, K, T * B).transpose(0, 2, 1))
-
-
-def _backward(kind: str, p: Params, xs: np.ndarray, cache, dh_last: np.ndarray) -> Params:
-    """Gradients of ``sum(h_T * dh_last)`` (``dh_last`` (S, H, B)) for the recurrent weights (the
-    head is separate)."""
-    T, B, d_in = xs.shape
-    S, H, _ = dh_last.shape
-    dt = xs.dtype
-    kH = _BLOCKS[kind] * H
-    hr = slice(d_in, d_in + H)
-    Z = cache[0]
-    das = _ws(kind + "_das", (S, kH, T, B), dt)  # d loss / d pre-activation, in the layout of Z
-    dhs = (_ws(kind + "_dh0", (S, H, B), dt), _ws(kind + "_dh1", (S, H, B), dt))
-    tmp = _ws(kind + "_btmp", (S, H, B), dt)
-    dh = dh_last
-    if kind == "rnn":
-        W_hT = np.swapaxes(p["W_h"], 1, 2)
-        for t in reversed(range(T)):
-            da = das[:, :, t]
-            np.square(Z[:, hr, t + 1], out=tmp)
-            np.subtract(1.0, tmp, out=tmp)
-            np.multiply(dh, tmp, out=da)
-            dh = np.matmul(W_hT, da, out=dhs[t % 2])
-        G = _weight_grads(das, Z)
-        return {"W_h": G[:, :, hr].copy(), "W_x": G[:, :, :d_in].copy(), "b": G[:, :, -1].copy()}
-    W_hT = np.swapaxes(p["W"][:, :, d_in:], 1, 2)  # (S, H, kH)
-    if kind == "lstm":
-        _, acts, cs, tcs = cache
-        c0 = _zeros("lstm_c0", (S, H, B), dt)
-        dc = _zeros("lstm_dc", (S, H, B), dt)
-        dc_from_h = _ws("lstm_dcfh", (S, H, B), dt)
-        local = _ws("lstm_local", (S, kH, B), dt)  # first factors, then the product
-        one_minus = _ws("lstm_1m", (S, kH, B), dt)  # (1 - gate), and (1 - g ** 2) in the g block
-        l4 = local.reshape(S, 4, H, B)
-        d4 = das.reshape(S, 4, H, T, B)
-        for t in reversed(range(T)):
-            a, tc = acts[t], tcs[t]
-            f, i, g, o = (a[:, k * H:(k + 1) * H] for k in range(4))
-            # dc += dh * o * (1 - tc ** 2)
-            np.square(tc, out=dc_from_h)
-            np.subtract(1.0, dc_from_h, out=dc_from_h)
-            np.multiply(o, dc_from_h, out=dc_from_h)
-            np.multiply(dh, dc_from_h, out=tmp)
-            np.add(dc, tmp, out=dc)
-            # dz blocks per unit of dc (f, i, g) and of dh (o), each as in the expressions
-            #   c_prev * f * (1 - f),  g * i * (1 - i),  i * (1 - g ** 2),  tc * o * (1 - o)
-            np.multiply(cs[t - 1] if t else c0, f, out=local[:, :H])
-            np.multiply(g, i, out=local[:, H:2 * H])
-            local[:, 2 * H:3 * H] = i
-            np.multiply(tc, o, out=local[:, 3 * H:])
-            np.subtract(1.0, a, out=one_minus)
-            gm = one_minus[:, 2 * H:3 * H]
-            np.square(g, out=gm)
-            np.subtract(1.0, gm, out=gm)
-            np.multiply(local, one_minus, out=local)
-            np.multiply(dc[:, None], l4[:, :3], out=d4[:, :3, :, t])
-            np.multiply(dh, l4[:, 3], out=d4[:, 3, :, t])
-            dh = np.matmul(W_hT, das[:, :, t], out=dhs[t % 2])
-            np.multiply(dc, f, out=dc)
-        G = _weight_grads(das, Z)
-    else:
-        _, acts, Z2, hs = cache
-        W_nhT, W_rzhT = W_hT[:, :, 2 * H:], W_hT[:, :, :2 * H]
-        t1, t2, t3, drh = (_ws(f"gru_t{k}", (S, H, B), dt) for k in range(4))
-        for t in reversed(range(T)):
-            a, h_prev = acts[t], hs[t]
-            r, z, n = (a[:, k * H:(k + 1) * H] for k in range(3))
-            da_n = das[:, 2 * H:, t]
-            np.subtract(1.0, z, out=t1)  # dh * (1 - z) * (1 - n ** 2)
-            np.multiply(dh, t1, out=t2)
-            np.square(n, out=t3)
-            np.subtract(1.0, t3, out=t3)
-            np.multiply(t2, t3, out=da_n)
-            np.subtract(h_prev, n, out=t2)  # dh * (h_prev - n) * z * (1 - z)
-            np.multiply(dh, t2, out=t2)
-            np.multiply(t2, z, out=t2)
-            np.multiply(t2, t1, out=das[:, H:2 * H, t])
-            np.matmul(W_nhT, da_n, out=drh)
-            np.multiply(drh, h_prev, out=t2)  # drh * h_prev * r * (1 - r)
-            np.multiply(t2, r, out=t2)
-            np.subtract(1.0, r, out=t3)
-            np.multiply(t2, t3, out=das[:, :H, t])
-            dh_new = np.matmul(W_rzhT, das[:, :2 * H, t], out=dhs[t % 2])  # dh z + drh r + W_rz^T da_rz
-            np.multiply(dh, z, out=t2)
-            np.multiply(drh, r, out=t3)
-            np.add(t2, t3, out=t2)
-            dh = np.add(t2, dh_new, out=dh_new)
-        G = np.concatenate([_weight_grads(das[:, :2 * H], Z), _weight_grads(das[:, 2 * H:], Z2)], axis=1)
-    return {"W": G[:, :, :-1].copy(), "b": G[:, :, -1].copy()}
+        return {"W_x": g["W"][:, :, :d_in], "W_h": g["W"][:, :, d_in:], "b": g["b"]}
+    return {"W": g["W"], "b": g["b"]}
 
 
 def _check_stack(kind, params, xs):
@@ -389,9 +154,9 @@ def stack_logits(kind: str, params: Params, xs) -> np.ndarray:
     ValueError
         ``xs`` not (T, batch, d_in) with the stack's ``d_in``, or not finite.
     """
-    xs = _check_stack(kind, params, xs)
-    h, _ = _forward(kind, params, xs, train=False)
-    return np.swapaxes(h, 1, 2) @ np.swapaxes(params["W_out"], 1, 2) + params["b_out"][:, None]  # (S, B, C)
+    xs = _check_stack(kind, params, xs).astype(params["b"].dtype, copy=False)
+    h = recurrent.forward(kind, _cell_weights(kind, params), params["b"], xs, keep=False, tag="stack_eval").h_last()
+    return h @ np.swapaxes(params["W_out"], 1, 2) + params["b_out"][:, None]  # (S, B, C)
 
 
 def stack_loss_and_grads(kind: str, params: Params, xs, labels) -> tuple[np.ndarray, Params]:
@@ -414,19 +179,14 @@ def stack_loss_and_grads(kind: str, params: Params, xs, labels) -> tuple[np.ndar
     if labels.dtype.kind not in "iu" or labels.shape != (xs.shape[1],) or labels.min() < 0 or labels.max() >= C:
         raise ValueError(f"labels must be integers in [0, {C}) of shape (batch,) = ({xs.shape[1]},), "
                          f"got dtype {labels.dtype}, shape {labels.shape}")
-    h, cache = _forward(kind, params, xs)  # final states (S, H, B)
-    B = xs.shape[1]
-    hT = np.swapaxes(h, 1, 2)  # (S, B, H)
-    logits = hT @ np.swapaxes(params["W_out"], 1, 2) + params["b_out"][:, None]  # (S, B, C)
-    logits = logits - logits.max(axis=-1, keepdims=True)
-    logp = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))  # (S, B, C)
-    losses = -logp[:, np.arange(B), labels].mean(axis=1)
-    dlogits = np.exp(logp)
-    dlogits[:, np.arange(B), labels] -= 1.0
-    dlogits /= B
-    dlogits_T = np.swapaxes(dlogits, 1, 2)  # (S, C, B)
-    grads = _backward(kind, params, xs, cache, np.swapaxes(params["W_out"], 1, 2) @ dlogits_T)  # dh (S, H, B)
-    grads["W_out"] = dlogits_T @ hT  # (S, C, H)
+    xs = xs.astype(params["b"].dtype, copy=False)
+    run = recurrent.forward(kind, _cell_weights(kind, params), params["b"], xs, tag="stack")
+    h = run.h_last()  # (S, B, H)
+    logits = h @ np.swapaxes(params["W_out"], 1, 2) + params["b_out"][:, None]  # (S, B, C)
+    losses, dlogits = stacked_cross_entropy(logits, labels)
+    dlogits = dlogits.astype(h.dtype, copy=False)
+    grads = _cell_grads(kind, recurrent.backward(run, dh_last=dlogits @ params["W_out"]), xs.shape[2])
+    grads["W_out"] = np.swapaxes(dlogits, 1, 2) @ h  # (S, C, H)
     grads["b_out"] = dlogits.sum(axis=1)
     return losses, grads
 
