@@ -27,9 +27,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 import seqmodels  # noqa: E402
 from seqmodels import tables  # noqa: E402
-from seqmodels import (attention, birnn, blocks, charlm, comparison, complexity, corpus, delay,  # noqa: E402
-                       diagrams, explore, gradient_paths, lstm, numeric, optim, plotting, pretrained, probe, projection,
-                       rnn, senses, serving, timing, train, vectors, word2vec)
+from seqmodels import (attention, birnn, blocks, capacity, charlm, comparison, complexity, corpus,  # noqa: E402
+                       delay, diagrams, explore, gradient_paths, lstm, numeric, optim, plotting, pretrained, probe,
+                       projection, rnn, senses, serving, timing, train, vectors, word2vec)
 from seqmodels import ablation, agreement, cell_diagram, gru, stacked  # noqa: E402
 
 NAN, INF = float("nan"), float("inf")
@@ -537,29 +537,31 @@ case("probe.linear_probe", "label beyond n_classes", "test_labels",
      lambda: probe.linear_probe(_X, _Y[:, None], _X, _Y[:, None] + 2, 2))
 case("probe.linear_probe", "no training rows", "train_states",
      lambda: probe.linear_probe(_X[:0], _Y[:0, None], _X, _Y[:, None], 2))
-case("probe.token_sequences", "n_seq 0", "n_seq", lambda: probe.token_sequences(0, 3, 4))
-case("probe.token_sequences", "vocab_size 2.5", "vocab_size", lambda: probe.token_sequences(2, 3, 2.5))
-case("probe.token_sequences", "negative seed", "seed", lambda: probe.token_sequences(2, 3, 4, seed=-1))
-case("probe.final_states", "unknown model", "model", lambda: probe.final_states("GRU", XS, 4), KeyError)
-case("probe.final_states", "2-D xs", "xs", lambda: probe.final_states("RNN", np.zeros((3, 4)), 4))
-case("probe.final_states", "d_hidden 0", "d_hidden", lambda: probe.final_states("RNN", XS, 0))
-case("probe.final_states", "NaN xs", "xs", lambda: probe.final_states("Word2Vec", XS * NAN, 4))
-case("probe.attention_read", "2-D xs", "xs", lambda: probe.attention_read(np.zeros((3, 4))))
-case("probe.attention_read", "sharpness NaN", "sharpness", lambda: probe.attention_read(XS, sharpness=NAN))
-case("probe.state_probe", "unknown model", "models", lambda: probe.state_probe(models=("GRU",)), KeyError)
-case("probe.state_probe", "size 0", "sizes", lambda: probe.state_probe(sizes=(0,)))
-case("probe.state_probe", "T 0", "T", lambda: probe.state_probe(T=0))
-case("probe.state_probe", "vocab_size 1", "vocab_size", lambda: probe.state_probe(vocab_size=1))
-case("probe.state_probe", "n_test 0", "n_test", lambda: probe.state_probe(n_test=0))
-case("probe.positions_recovered", "vocab_size 1 (used to divide by zero)", "vocab_size",
-     lambda: probe.positions_recovered([1.0], vocab_size=1))
-case("probe.positions_recovered", "NaN accuracy", "accuracy", lambda: probe.positions_recovered([NAN], vocab_size=4))
-case("probe.positions_recovered", "accuracy above 1", "accuracy", lambda: probe.positions_recovered([1.5], vocab_size=4))
-case("probe.positions_recovered", "no accuracies", "accuracy", lambda: probe.positions_recovered([], vocab_size=4))
-case("probe.next_token_leak", "T 1 (no next token)", "T", lambda: probe.next_token_leak(T=1))
-case("probe.next_token_leak", "odd d", "d", lambda: probe.next_token_leak(d=3))
-case("probe.next_token_leak", "n_seq 0", "n_seq", lambda: probe.next_token_leak(n_seq=0))
-case("probe.next_token_leak", "vocab_size 1", "vocab_size", lambda: probe.next_token_leak(vocab_size=1))
+
+# capacity
+case("capacity.token_sequences", "n_seq 0", "n_seq", lambda: capacity.token_sequences(0, 3, 4))
+case("capacity.token_sequences", "vocab_size 2.5", "vocab_size", lambda: capacity.token_sequences(2, 3, 2.5))
+case("capacity.token_sequences", "negative seed", "seed", lambda: capacity.token_sequences(2, 3, 4, seed=-1))
+case("capacity.final_states", "unknown model", "model", lambda: capacity.final_states("GRU", XS, 4), KeyError)
+case("capacity.final_states", "2-D xs", "xs", lambda: capacity.final_states("RNN", np.zeros((3, 4)), 4))
+case("capacity.final_states", "d_hidden 0", "d_hidden", lambda: capacity.final_states("RNN", XS, 0))
+case("capacity.final_states", "NaN xs", "xs", lambda: capacity.final_states("Word2Vec", XS * NAN, 4))
+case("capacity.attention_read", "2-D xs", "xs", lambda: capacity.attention_read(np.zeros((3, 4))))
+case("capacity.attention_read", "sharpness NaN", "sharpness", lambda: capacity.attention_read(XS, sharpness=NAN))
+case("capacity.state_probe", "unknown model", "models", lambda: capacity.state_probe(models=("GRU",)), KeyError)
+case("capacity.state_probe", "size 0", "sizes", lambda: capacity.state_probe(sizes=(0,)))
+case("capacity.state_probe", "T 0", "T", lambda: capacity.state_probe(T=0))
+case("capacity.state_probe", "vocab_size 1", "vocab_size", lambda: capacity.state_probe(vocab_size=1))
+case("capacity.state_probe", "n_test 0", "n_test", lambda: capacity.state_probe(n_test=0))
+case("capacity.positions_recovered", "vocab_size 1 (used to divide by zero)", "vocab_size",
+     lambda: capacity.positions_recovered([1.0], vocab_size=1))
+case("capacity.positions_recovered", "NaN accuracy", "accuracy", lambda: capacity.positions_recovered([NAN], vocab_size=4))
+case("capacity.positions_recovered", "accuracy above 1", "accuracy", lambda: capacity.positions_recovered([1.5], vocab_size=4))
+case("capacity.positions_recovered", "no accuracies", "accuracy", lambda: capacity.positions_recovered([], vocab_size=4))
+case("capacity.next_token_leak", "T 1 (no next token)", "T", lambda: capacity.next_token_leak(T=1))
+case("capacity.next_token_leak", "odd d", "d", lambda: capacity.next_token_leak(d=3))
+case("capacity.next_token_leak", "n_seq 0", "n_seq", lambda: capacity.next_token_leak(n_seq=0))
+case("capacity.next_token_leak", "vocab_size 1", "vocab_size", lambda: capacity.next_token_leak(vocab_size=1))
 
 # comparison
 case("comparison.comparison_table", "n 0", "n", lambda: comparison.comparison_table(n=0))
@@ -891,18 +893,18 @@ case("gradient_paths.depth_arms", "negative seed", "seeds", lambda: gradient_pat
 case("gradient_paths.depth_arms", "unknown arm", "arms",
      lambda: gradient_paths.depth_arms(max_depth=1, T=2, d=2, seeds=(0,), arms=("no such arm",)))
 
-# probe: the count baselines
-case("probe.count_probe", "vocab_size 1", "vocab_size", lambda: probe.count_probe(T=3, vocab_size=1))
-case("probe.count_probe", "T 0", "T", lambda: probe.count_probe(T=0))
-case("probe.count_probe", "n_test 0", "n_test", lambda: probe.count_probe(T=3, n_test=0))
-case("probe.count_probe", "negative seed", "seed", lambda: probe.count_probe(T=3, vocab_size=2, n_train=10, n_test=10, seed=-1))
-case("probe.count_r2", "first beyond T", "first", lambda: probe.count_r2("RNN", 4, first=5, T=4))
-case("probe.count_r2", "first 0", "first", lambda: probe.count_r2("RNN", 4, first=0, T=4))
-case("probe.count_r2", "unknown model", "model",
-     lambda: probe.count_r2("GRU", 4, first=2, T=4, vocab_size=2, n_train=10, n_test=10), KeyError)
-case("probe.count_r2", "ridge NaN (used to return NaN)", "ridge",
-     lambda: probe.count_r2("RNN", 4, first=2, T=4, vocab_size=2, n_train=10, n_test=10, ridge=NAN))
-case("probe.count_r2", "d_hidden 2.5", "d_hidden", lambda: probe.count_r2("RNN", 2.5, first=2, T=4))
+# capacity: the count baselines
+case("capacity.count_probe", "vocab_size 1", "vocab_size", lambda: capacity.count_probe(T=3, vocab_size=1))
+case("capacity.count_probe", "T 0", "T", lambda: capacity.count_probe(T=0))
+case("capacity.count_probe", "n_test 0", "n_test", lambda: capacity.count_probe(T=3, n_test=0))
+case("capacity.count_probe", "negative seed", "seed", lambda: capacity.count_probe(T=3, vocab_size=2, n_train=10, n_test=10, seed=-1))
+case("capacity.count_r2", "first beyond T", "first", lambda: capacity.count_r2("RNN", 4, first=5, T=4))
+case("capacity.count_r2", "first 0", "first", lambda: capacity.count_r2("RNN", 4, first=0, T=4))
+case("capacity.count_r2", "unknown model", "model",
+     lambda: capacity.count_r2("GRU", 4, first=2, T=4, vocab_size=2, n_train=10, n_test=10), KeyError)
+case("capacity.count_r2", "ridge NaN (used to return NaN)", "ridge",
+     lambda: capacity.count_r2("RNN", 4, first=2, T=4, vocab_size=2, n_train=10, n_test=10, ridge=NAN))
+case("capacity.count_r2", "d_hidden 2.5", "d_hidden", lambda: capacity.count_r2("RNN", 2.5, first=2, T=4))
 
 # timing: the chapters' other measurements
 case("timing.recurrence_costs", "no lengths", "lengths", lambda: timing.recurrence_costs([]))

@@ -45,7 +45,8 @@ Experiments:
 - ``seqmodels.complexity``: dependency graphs, sequential steps, path lengths and FLOP counts.
 - ``seqmodels.timing``: timing on one BLAS thread, the timed experiments and ``TIMING_PAGES``.
 - ``seqmodels.gradient_paths``: gradient norms by distance in time and by depth of a stack.
-- ``seqmodels.probe``: read-out probes and the experiment on what a fixed-size state holds.
+- ``seqmodels.probe``: read-out probes: nearest centroid, logistic regression, scalar mix, ridge.
+- ``seqmodels.capacity``: what a fixed-size state holds: reading earlier tokens back from a state.
 - ``seqmodels.comparison``: the five-model comparison table of the bottlenecks chapter.
 - ``seqmodels.serving``: published model shapes, KV-cache bytes, FLOPs and bytes per decoding step.
 

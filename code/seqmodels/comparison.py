@@ -1,7 +1,8 @@
 r"""The comparison table of the bottlenecks chapter: five models, one row each, every cell computed.
 
 :func:`comparison_table` combines the graph measures of :mod:`seqmodels.complexity`, a timing from
-:mod:`seqmodels.timing` and a read-out accuracy from :mod:`seqmodels.probe`.
+:mod:`seqmodels.timing` and a read-out accuracy from :mod:`seqmodels.capacity` and
+:mod:`seqmodels.probe`.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ import numpy as np
 from ._checks import positive_int
 from .attention import init_attention, self_attention
 from .birnn import bilstm_forward
+from .capacity import attention_read, final_states, token_sequences
 from .complexity import MODELS, critical_path, dependency_graph, max_path_length
 from .lstm import init_lstm, lstm_forward
-from .probe import attention_read, final_states, linear_probe, token_sequences
+from .probe import linear_probe
 from .rnn import init_rnn, rnn_forward
 from .timing import interleaved_best, one_blas_thread
 
