@@ -10,6 +10,8 @@ Models and their gradients:
 - ``seqmodels.rnn``: the vanilla recurrent network, forward and backpropagation through time.
 - ``seqmodels.lstm``: the LSTM cell (forget, input, candidate, output gates), forward and BPTT.
 - ``seqmodels.gru``: the gated recurrent unit (reset, update, candidate), forward and BPTT.
+- ``seqmodels.recurrent``: the batched kernel every experiment trains with: RNN, LSTM and GRU cells of
+  many models at once, forward and backward (tested against the three readable modules above).
 - ``seqmodels.ablation``: an LSTM run with gates clamped or its recurrent read replaced at chosen steps.
 - ``seqmodels.birnn``: bidirectional LSTMs and the ELMo-style bidirectional language model.
 - ``seqmodels.attention``: scaled dot-product and multi-head attention, stacks, KV-cache decoding.
@@ -27,7 +29,8 @@ Words as vectors:
 
 Shared machinery:
 
-- ``seqmodels.numeric``: stable sigmoid, log-sigmoid, softmax, log-softmax and cross-entropy.
+- ``seqmodels.numeric``: stable sigmoid, log-sigmoid, softmax, log-softmax and cross-entropy; the
+  gate nonlinearities and the in-place softmax of the inner loops.
 - ``seqmodels.optim``: gradient-norm clipping and the Adam optimiser.
 - ``seqmodels.train``: training any recurrent layer with a classifier head on its final state.
 - ``seqmodels.stacked``: many seeds of one recurrent classifier trained as a single stacked model.

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._checks import as_ids, as_rng, finite_float, positive_int
-from .numeric import log_softmax, softmax
+from .numeric import log_softmax, softmax, softmax_cross_entropy
 from .optim import Adam, clip_grad_norm
 from .rnn import init_rnn, rnn_backward, rnn_forward
 
@@ -210,13 +210,9 @@ def charlm_loss_and_grads(params, ids, h0=None):
     W_h, W_x, b = params["W_h"], params["W_x"], params["b"]
     hs = rnn_forward(xs, h0, W_h, W_x, b)  # (T, batch, d_hidden)
     logits = hs @ params["W_out"].T + params["b_out"]  # (T, batch, vocab)
-    log_p = log_softmax(logits, axis=-1)
-    targets = ids[1:]
     n = T * batch
-    loss = -float(np.take_along_axis(log_p, targets[..., None], axis=-1).sum()) / n
-    dlogits = np.exp(log_p)
-    np.put_along_axis(dlogits, targets[..., None], np.take_along_axis(dlogits, targets[..., None], -1) - 1, -1)
-    dlogits /= n  # (T, batch, vocab)
+    loss, dlogits = softmax_cross_entropy(logits.reshape(n, vocab_size), ids[1:].ravel())
+    dlogits = dlogits.reshape(T, batch, vocab_size)
     grads = rnn_backward(xs, h0, W_h, W_x, b, dlogits @ params["W_out"])
     out = {"W_h": grads["W_h"], "W_x": grads["W_x"], "b": grads["b"],
            "W_out": dlogits.reshape(n, vocab_size).T @ hs.reshape(n, d_hidden),

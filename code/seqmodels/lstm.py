@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import as_float_array, as_rng, as_sequence, as_state, check_shape, finite_float, positive_int
+from .numeric import sigmoid_from_tanh
 
 #: Gate names in the order of ``W``'s row blocks.
 GATES = ("forget", "input", "candidate", "output")
@@ -61,7 +62,7 @@ def _half(H):
 
 def _gates(a, H):
     """Split ``a = tanh(z * _half(H))`` of shape (..., 4H) into ``f, i, g, o``, each (..., H)."""
-    s = 0.5 + 0.5 * a  # sigmoid of the unscaled pre-activations (used for f, i, o)
+    s = sigmoid_from_tanh(a)  # sigmoid of the unscaled pre-activations (used for f, i, o)
     return s[..., :H], s[..., H:2 * H], a[..., 2 * H:3 * H], s[..., 3 * H:]
 
 

@@ -4,8 +4,9 @@ r"""The numerical primitives every model shares, each computed so that it cannot
 - :func:`softmax` and :func:`log_softmax` along an axis, shifted by the maximum first;
 - :func:`softmax_cross_entropy`, the mean cross-entropy of integer labels and its gradient, and
   :func:`stacked_cross_entropy`, the same for many models' logits at once;
-- :func:`sigmoid_of_half`, the in-place gate nonlinearity of the batched kernel
-  (:mod:`seqmodels.recurrent`): ``sigmoid(2 a) = (1 + tanh(a)) / 2``, with ``out=``.
+- :func:`sigmoid_from_tanh` and :func:`sigmoid_of_half`, the gate nonlinearity as the LSTM and
+  the batched kernel (:mod:`seqmodels.recurrent`) compute it, ``sigmoid(z) = (1 + tanh(z / 2)) / 2``,
+  with ``out=``; :func:`softmax_`, the softmax in place for inner loops.
 
 Every model imports them from here (the LSTM's gates use the identity
 ``sigmoid(z) = (1 + tanh(z / 2)) / 2`` inside one ``tanh`` call; see :mod:`seqmodels.lstm`).
@@ -59,6 +60,29 @@ def sigmoid_unchecked(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(np.minimum(-z, 80.0)))
 
 
+def sigmoid_from_tanh(t: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``(1 + t) / 2``, computed as ``0.5 + 0.5 t``: ``sigmoid(z)`` given ``t = tanh(z / 2)``.
+
+    The identity lets one ``tanh`` call serve a layer's sigmoid gates and its tanh candidate at
+    once (:mod:`seqmodels.lstm`). Written into ``out`` (which may be ``t``; a new array by default).
+    It checks only that ``t`` is a floating-point ndarray.
+
+    Raises
+    ------
+    ValueError
+        ``t`` not a numpy array of a floating-point dtype.
+
+    >>> z = np.array([-3.0, 0.0, 2.0])
+    >>> bool(np.allclose(sigmoid_from_tanh(np.tanh(z / 2)), sigmoid(z)))
+    True
+    """
+    if not isinstance(t, np.ndarray) or t.dtype.kind != "f":
+        raise ValueError(f"t must be a floating-point numpy array, got "
+                         f"{type(t).__name__}{' of dtype ' + str(t.dtype) if isinstance(t, np.ndarray) else ''}")
+    out = np.multiply(t, 0.5, out=out)
+    return np.add(out, 0.5, out=out)
+
+
 def sigmoid_of_half(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``sigmoid(2 a) = (1 + tanh(a)) / 2`` for a floating-point array ``a`` that holds *half* the
     pre-activation, written into ``out`` (which may be ``a`` itself; a new array by default).
@@ -79,9 +103,8 @@ def sigmoid_of_half(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     if not isinstance(a, np.ndarray) or a.dtype.kind != "f":
         raise ValueError(f"a must be a floating-point numpy array (checked by the caller), got "
                          f"{type(a).__name__}{' of dtype ' + str(a.dtype) if isinstance(a, np.ndarray) else ''}")
-    out = np.tanh(a, out=out)
-    np.multiply(out, 0.5, out=out)
-    return np.add(out, 0.5, out=out)
+    t = np.tanh(a, out=out)
+    return sigmoid_from_tanh(t, out=t)
 
 
 def log_sigmoid(z) -> np.ndarray:
@@ -138,6 +161,28 @@ def softmax(scores, axis: int = -1) -> np.ndarray:
     """
     e = np.exp(_shifted(scores, axis))
     return e / e.sum(axis=axis, keepdims=True)
+
+
+def softmax_(s: np.ndarray, axis: int = -1) -> np.ndarray:
+    """:func:`softmax` in place, for inner loops on arrays already checked: ``s`` (a float ndarray)
+    becomes ``exp(s - max s) / sum exp(s - max s)`` along ``axis`` and is returned. No scan for NaN;
+    every row must hold a finite maximum (``-inf`` entries become exactly 0).
+
+    Raises
+    ------
+    ValueError
+        ``s`` not a numpy array of a floating-point dtype.
+
+    >>> softmax_(np.array([[0.0, np.log(3.0)], [5.0, -np.inf]]))
+    array([[0.25, 0.75],
+           [1.  , 0.  ]])
+    """
+    if not isinstance(s, np.ndarray) or s.dtype.kind != "f":
+        raise ValueError(f"s must be a floating-point numpy array, got {type(s).__name__}")
+    s -= s.max(axis=axis, keepdims=True)
+    np.exp(s, out=s)
+    s /= s.sum(axis=axis, keepdims=True)
+    return s
 
 
 def log_softmax(scores, axis: int = -1) -> np.ndarray:

