@@ -30,6 +30,7 @@ from seqmodels import tables  # noqa: E402
 from seqmodels import (attention, birnn, blocks, capacity, charlm, comparison, complexity, corpus,  # noqa: E402
                        delay, diagrams, explore, gradient_paths, lstm, numeric, optim, plotting, pretrained, probe,
                        projection, rnn, senses, serving, timing, train, vectors, word2vec)
+from seqmodels import bilm, bilm_train, elmo  # noqa: E402
 from seqmodels import ablation, agreement, cell_diagram, gru, stacked  # noqa: E402
 
 NAN, INF = float("nan"), float("inf")
@@ -68,7 +69,7 @@ NO_INPUT = {
     "word2vec.SGNSResult.vectors": "one flag; any truthy value selects the initial vectors",
     # Records that a function of the package returns; their fields are what it computed.
     "train.Trained": "record returned by train_classifier",
-    "birnn.TrainedBiLM": "record returned by train_bilm",
+    "bilm_train.TrainedBiLM": "record returned by train_bilm",
     "probe.ScalarMix": "record returned by scalar_mix_probe",
     "word2vec.SGNSResult": "record returned by train_sgns",
     "delay.DelayResult": "record returned by delay_experiment",
@@ -100,8 +101,9 @@ W_h, W_x, b_rnn = rnn.init_rnn(3, 4, 0, spectral_radius=0.9)
 W_lstm, b_lstm = lstm.init_lstm(3, 4, 0)
 ATT = attention.init_attention(4, 4, 4, 0)
 E5, W_UN = np.random.default_rng(1).normal(size=(5, 4)), np.random.default_rng(2).normal(size=(4, 5))
-BILM = birnn.init_bilm(6, birnn.BiLMConfig(d_embed=3, d_hidden=4), 0)
+BILM = bilm.init_bilm(6, bilm.BiLMConfig(d_embed=3, d_hidden=4), 0)
 IDS = np.array([0, 3, 2, 1])
+_SEEDS = {k: np.stack([v, v]) for k, v in BILM.items()}  # two biLMs stacked (seeds_loss_and_grads)
 EMB = vectors.WordVectors(["cat", "kitten", "car", "Paris"],
                           np.array([[1.0, 0.1], [0.9, 0.2], [0.0, 1.0], [0.5, 0.5]]))
 VOCAB = word2vec.build_vocabulary([["a", "b", "a", "c"]], min_count=1)
@@ -117,7 +119,7 @@ def _sample(rng, n):
 
 
 def _tv(static=(2, 3), fwd=(1, 2, 4)):
-    return birnn.TokenVectors(np.zeros(static), np.zeros(fwd), np.zeros(fwd))
+    return elmo.TokenVectors(np.zeros(static), np.zeros(fwd), np.zeros(fwd))
 
 
 # --- the cases: (callable, what is wrong, argument the message must name, thunk, exception) ------
@@ -311,53 +313,71 @@ case("birnn.bilstm_forward", "bwd bias of the wrong length", "bwd",
 case("birnn.bilstm_forward", "fwd and bwd for other input widths", "bwd",
      lambda: birnn.bilstm_forward(XS, (W_lstm, b_lstm), lstm.init_lstm(2, 4, 0)))
 case("birnn.bilstm_forward", "empty sequence", "xs", lambda: birnn.bilstm_forward(np.zeros((0, 3)), (W_lstm, b_lstm), (W_lstm, b_lstm)))
-case("birnn.BiLMConfig", "d_hidden 0", "d_hidden", lambda: birnn.BiLMConfig(d_hidden=0))
-case("birnn.BiLMConfig", "d_embed 2.5", "d_embed", lambda: birnn.BiLMConfig(d_embed=2.5))
-case("birnn.BiLMConfig", "lr NaN", "lr", lambda: birnn.BiLMConfig(lr=NAN))
-case("birnn.BiLMConfig", "epochs 0", "epochs", lambda: birnn.BiLMConfig(epochs=0))
-case("birnn.BiLMConfig", "clip -1", "clip", lambda: birnn.BiLMConfig(clip=-1.0))
-case("birnn.BiLMConfig", "negative seed", "seed", lambda: birnn.BiLMConfig(seed=-1))
-case("birnn.n_layers_of", "no layers", "params", lambda: birnn.n_layers_of({"E": np.zeros((3, 2))}), KeyError)
-case("birnn.n_layers_of", "a list", "params", lambda: birnn.n_layers_of([]))
-case("birnn.init_bilm", "vocab_size 1", "vocab_size", lambda: birnn.init_bilm(1, birnn.BiLMConfig(), 0))
-case("birnn.init_bilm", "vocab_size 2.5", "vocab_size", lambda: birnn.init_bilm(2.5, birnn.BiLMConfig(), 0))
-case("birnn.init_bilm", "config a dict", "config", lambda: birnn.init_bilm(6, {"d_hidden": 4}, 0))
-case("birnn.init_bilm", "rng a float", "rng", lambda: birnn.init_bilm(6, birnn.BiLMConfig(), 0.5))
-case("birnn.bilm_states", "float ids", "ids", lambda: birnn.bilm_states(BILM, IDS.astype(float)))
-case("birnn.bilm_states", "negative id", "ids", lambda: birnn.bilm_states(BILM, [0, -1, 1]))
-case("birnn.bilm_states", "T = 1", "ids", lambda: birnn.bilm_states(BILM, [0]))
-case("birnn.bilm_states", "3-D ids", "ids", lambda: birnn.bilm_states(BILM, np.zeros((3, 2, 1), int)))
-case("birnn.bilm_states", "missing W_out", "params",
-     lambda: birnn.bilm_states({k: v for k, v in BILM.items() if k != "W_out"}, IDS), KeyError)
-case("birnn.bilm_loss", "id beyond vocab", "ids", lambda: birnn.bilm_loss(BILM, [0, 6, 1]))
-case("birnn.next_token_probs", "T = 1", "ids", lambda: birnn.next_token_probs(BILM, [0]))
-case("birnn.next_token_probs", "unknown direction", "direction",
-     lambda: birnn.next_token_probs(BILM, IDS, "up"), KeyError)
-case("birnn.bilm_loss_and_grads", "zero batch", "ids", lambda: birnn.bilm_loss_and_grads(BILM, np.zeros((3, 0), int)))
-case("birnn.bilm_loss_and_grads", "NaN embedding", "params",
-     lambda: birnn.bilm_loss_and_grads({**BILM, "E": np.full((6, 3), NAN)}, IDS))
-case("birnn.length_batches", "batch 0", "batch", lambda: birnn.length_batches([IDS], 0, np.random.default_rng(0)))
-case("birnn.length_batches", "batch 2.5", "batch", lambda: birnn.length_batches([IDS], 2.5, np.random.default_rng(0)))
-case("birnn.length_batches", "rng a string", "rng", lambda: birnn.length_batches([IDS], 2, "rng"))
-case("birnn.length_batches", "a 2-D sequence", "sequences",
-     lambda: birnn.length_batches([np.zeros((2, 2), int)], 2, np.random.default_rng(0)))
-case("birnn.train_bilm", "no sentences", "sequences", lambda: birnn.train_bilm([], 6))
-case("birnn.train_bilm", "id beyond vocab_size", "sequences", lambda: birnn.train_bilm([IDS], 3))
-case("birnn.train_bilm", "vocab_size 0", "vocab_size", lambda: birnn.train_bilm([IDS], 0))
-case("birnn.TokenVectors", "forward and backward of different shapes", "backward",
-     lambda: birnn.TokenVectors(np.zeros((2, 3)), np.zeros((1, 2, 4)), np.zeros((1, 2, 5))))
-case("birnn.TokenVectors", "static for another N", "static",
-     lambda: birnn.TokenVectors(np.zeros((3, 3)), np.zeros((1, 2, 4)), np.zeros((1, 2, 4))))
-case("birnn.TokenVectors.layers", "d_embed != d_hidden", "d_embed", lambda: _tv().layers())
-case("birnn.token_vectors", "positions of another length", "positions",
-     lambda: birnn.token_vectors(BILM, [IDS, IDS], [1]))
-case("birnn.token_vectors", "position beyond the sentence", "positions",
-     lambda: birnn.token_vectors(BILM, [IDS], [4]))
-case("birnn.token_vectors", "position 1.5", "positions", lambda: birnn.token_vectors(BILM, [IDS], [1.5]))
-case("birnn.token_vectors", "no sentences", "sequences", lambda: birnn.token_vectors(BILM, [], []))
-case("birnn.elmo_mix", "w of the wrong length", "w", lambda: birnn.elmo_mix(np.zeros((2, 1, 2)), np.zeros(3)))
-case("birnn.elmo_mix", "gamma NaN", "gamma", lambda: birnn.elmo_mix(np.zeros((2, 1, 2)), np.zeros(2), gamma=NAN))
-case("birnn.elmo_mix", "1-D layers", "layers", lambda: birnn.elmo_mix(np.zeros(2), np.zeros(2)))
+# bilm
+case("bilm.BiLMConfig", "d_hidden 0", "d_hidden", lambda: bilm.BiLMConfig(d_hidden=0))
+case("bilm.BiLMConfig", "d_embed 2.5", "d_embed", lambda: bilm.BiLMConfig(d_embed=2.5))
+case("bilm.BiLMConfig", "lr NaN", "lr", lambda: bilm.BiLMConfig(lr=NAN))
+case("bilm.BiLMConfig", "epochs 0", "epochs", lambda: bilm.BiLMConfig(epochs=0))
+case("bilm.BiLMConfig", "clip -1", "clip", lambda: bilm.BiLMConfig(clip=-1.0))
+case("bilm.BiLMConfig", "negative seed", "seed", lambda: bilm.BiLMConfig(seed=-1))
+case("bilm.n_layers_of", "no layers", "params", lambda: bilm.n_layers_of({"E": np.zeros((3, 2))}), KeyError)
+case("bilm.n_layers_of", "a list", "params", lambda: bilm.n_layers_of([]))
+case("bilm.init_bilm", "vocab_size 1", "vocab_size", lambda: bilm.init_bilm(1, bilm.BiLMConfig(), 0))
+case("bilm.init_bilm", "vocab_size 2.5", "vocab_size", lambda: bilm.init_bilm(2.5, bilm.BiLMConfig(), 0))
+case("bilm.init_bilm", "config a dict", "config", lambda: bilm.init_bilm(6, {"d_hidden": 4}, 0))
+case("bilm.init_bilm", "rng a float", "rng", lambda: bilm.init_bilm(6, bilm.BiLMConfig(), 0.5))
+case("bilm.bilm_states", "float ids", "ids", lambda: bilm.bilm_states(BILM, IDS.astype(float)))
+case("bilm.bilm_states", "negative id", "ids", lambda: bilm.bilm_states(BILM, [0, -1, 1]))
+case("bilm.bilm_states", "T = 1", "ids", lambda: bilm.bilm_states(BILM, [0]))
+case("bilm.bilm_states", "3-D ids", "ids", lambda: bilm.bilm_states(BILM, np.zeros((3, 2, 1), int)))
+case("bilm.bilm_states", "missing W_out", "params",
+     lambda: bilm.bilm_states({k: v for k, v in BILM.items() if k != "W_out"}, IDS), KeyError)
+case("bilm.bilm_loss", "id beyond vocab", "ids", lambda: bilm.bilm_loss(BILM, [0, 6, 1]))
+case("bilm.next_token_probs", "T = 1", "ids", lambda: bilm.next_token_probs(BILM, [0]))
+case("bilm.next_token_probs", "unknown direction", "direction",
+     lambda: bilm.next_token_probs(BILM, IDS, "up"), KeyError)
+case("bilm.bilm_loss_and_grads", "zero batch", "ids", lambda: bilm.bilm_loss_and_grads(BILM, np.zeros((3, 0), int)))
+case("bilm.bilm_loss_and_grads", "NaN embedding", "params",
+     lambda: bilm.bilm_loss_and_grads({**BILM, "E": np.full((6, 3), NAN)}, IDS))
+case("bilm.bilm_sizes", "a list", "params", lambda: bilm.bilm_sizes([]))
+case("bilm.bilm_sizes", "b_out of another vocab", "params['b_out']",
+     lambda: bilm.bilm_sizes({**BILM, "b_out": np.zeros(5)}))
+case("bilm.direction_states", "unknown direction", "direction",
+     lambda: bilm.direction_states(BILM, "up", IDS), KeyError)
+case("bilm.direction_states", "empty ids", "ids", lambda: bilm.direction_states(BILM, "fwd", np.zeros(0, int)))
+case("bilm.direction_states", "id beyond vocab", "ids", lambda: bilm.direction_states(BILM, "bwd", [6]))
+case("bilm.seeds_loss_and_grads", "unstacked params", "P['E']", lambda: bilm.seeds_loss_and_grads(BILM, IDS[:, None, None]))
+case("bilm.seeds_loss_and_grads", "ids for another number of seeds", "ids",
+     lambda: bilm.seeds_loss_and_grads(_SEEDS, np.zeros((3, 3, 1), int)))
+case("bilm.seeds_loss_and_grads", "2-D ids", "ids", lambda: bilm.seeds_loss_and_grads(_SEEDS, np.zeros((3, 2), int)))
+case("bilm.seeds_loss_and_grads", "b_out for three seeds", "P['b_out']",
+     lambda: bilm.seeds_loss_and_grads({**_SEEDS, "b_out": np.zeros((3, 6))}, np.zeros((3, 2, 1), int)))
+case("bilm.seeds_loss_and_grads", "dtype int", "dtype",
+     lambda: bilm.seeds_loss_and_grads(_SEEDS, np.zeros((3, 2, 1), int), dtype=np.int32))
+# bilm_train
+case("bilm_train.length_batches", "batch 0", "batch", lambda: bilm_train.length_batches([IDS], 0, np.random.default_rng(0)))
+case("bilm_train.length_batches", "batch 2.5", "batch", lambda: bilm_train.length_batches([IDS], 2.5, np.random.default_rng(0)))
+case("bilm_train.length_batches", "rng a string", "rng", lambda: bilm_train.length_batches([IDS], 2, "rng"))
+case("bilm_train.length_batches", "a 2-D sequence", "sequences",
+     lambda: bilm_train.length_batches([np.zeros((2, 2), int)], 2, np.random.default_rng(0)))
+case("bilm_train.train_bilm", "no sentences", "sequences", lambda: bilm_train.train_bilm([], 6))
+case("bilm_train.train_bilm", "id beyond vocab_size", "sequences", lambda: bilm_train.train_bilm([IDS], 3))
+case("bilm_train.train_bilm", "vocab_size 0", "vocab_size", lambda: bilm_train.train_bilm([IDS], 0))
+# elmo
+case("elmo.TokenVectors", "forward and backward of different shapes", "backward",
+     lambda: elmo.TokenVectors(np.zeros((2, 3)), np.zeros((1, 2, 4)), np.zeros((1, 2, 5))))
+case("elmo.TokenVectors", "static for another N", "static",
+     lambda: elmo.TokenVectors(np.zeros((3, 3)), np.zeros((1, 2, 4)), np.zeros((1, 2, 4))))
+case("elmo.TokenVectors.layers", "d_embed != d_hidden", "d_embed", lambda: _tv().layers())
+case("elmo.token_vectors", "positions of another length", "positions",
+     lambda: elmo.token_vectors(BILM, [IDS, IDS], [1]))
+case("elmo.token_vectors", "position beyond the sentence", "positions",
+     lambda: elmo.token_vectors(BILM, [IDS], [4]))
+case("elmo.token_vectors", "position 1.5", "positions", lambda: elmo.token_vectors(BILM, [IDS], [1.5]))
+case("elmo.token_vectors", "no sentences", "sequences", lambda: elmo.token_vectors(BILM, [], []))
+case("elmo.elmo_mix", "w of the wrong length", "w", lambda: elmo.elmo_mix(np.zeros((2, 1, 2)), np.zeros(3)))
+case("elmo.elmo_mix", "gamma NaN", "gamma", lambda: elmo.elmo_mix(np.zeros((2, 1, 2)), np.zeros(2), gamma=NAN))
+case("elmo.elmo_mix", "1-D layers", "layers", lambda: elmo.elmo_mix(np.zeros(2), np.zeros(2)))
 
 # optim
 case("optim.clip_grad_norm", "inf gradient (used to become NaN)", "grads",
@@ -504,13 +524,13 @@ case("probe.linear_probe_accuracies", "X_test of another count", "X_test",
      lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML[:1], [0, 1, 0, 1]))
 case("probe.linear_probe_accuracies", "lr 0", "lr",
      lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML, [0, 1, 0, 1], lr=0.0))
-case("birnn.train_bilms", "no sequences", "sequences", lambda: birnn.train_bilms([], 4))
-case("birnn.train_bilms", "repeated seeds", "seeds",
-     lambda: birnn.train_bilms([np.array([0, 2, 1])], 4, birnn.BiLMConfig(epochs=1), seeds=(1, 1)))
-case("birnn.train_bilms", "config a dict", "config", lambda: birnn.train_bilms([np.array([0, 2, 1])], 4, {}))
-case("birnn.train_bilms", "vocab_size 1", "vocab_size", lambda: birnn.train_bilms([np.array([0, 2, 1])], 1))
-case("birnn.train_bilms", "dtype int", "dtype",
-     lambda: birnn.train_bilms([np.array([0, 2, 1])], 4, birnn.BiLMConfig(epochs=1), dtype=np.int32))
+case("bilm_train.train_bilms", "no sequences", "sequences", lambda: bilm_train.train_bilms([], 4))
+case("bilm_train.train_bilms", "repeated seeds", "seeds",
+     lambda: bilm_train.train_bilms([np.array([0, 2, 1])], 4, bilm.BiLMConfig(epochs=1), seeds=(1, 1)))
+case("bilm_train.train_bilms", "config a dict", "config", lambda: bilm_train.train_bilms([np.array([0, 2, 1])], 4, {}))
+case("bilm_train.train_bilms", "vocab_size 1", "vocab_size", lambda: bilm_train.train_bilms([np.array([0, 2, 1])], 1))
+case("bilm_train.train_bilms", "dtype int", "dtype",
+     lambda: bilm_train.train_bilms([np.array([0, 2, 1])], 4, bilm.BiLMConfig(epochs=1), dtype=np.int32))
 case("senses.make_distant_corpus", "held_out 28", "held_out", lambda: senses.make_distant_corpus(held_out=28))
 case("probe.nearest_centroid_accuracy", "X_test of another width", "X_test",
      lambda: probe.nearest_centroid_accuracy(_X, _Y, np.zeros((2, 3)), [0, 1]))

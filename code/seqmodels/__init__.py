@@ -13,7 +13,10 @@ Models and their gradients:
 - ``seqmodels.recurrent``: the batched kernel every experiment trains with: RNN, LSTM and GRU cells of
   many models at once, forward and backward (tested against the three readable modules above).
 - ``seqmodels.ablation``: an LSTM run with gates clamped or its recurrent read replaced at chosen steps.
-- ``seqmodels.birnn``: bidirectional LSTMs and the ELMo-style bidirectional language model.
+- ``seqmodels.birnn``: the bidirectional LSTM, a forward and a backward LSTM side by side.
+- ``seqmodels.bilm``: the ELMo-style bidirectional language model, its loss and gradient.
+- ``seqmodels.bilm_train``: training biLMs, one seed at a time or several seeds as one batched model.
+- ``seqmodels.elmo``: a token's static and contextual vectors from a biLM, and ELMo's mix of layers.
 - ``seqmodels.attention``: scaled dot-product and multi-head attention, stacks, KV-cache decoding.
 - ``seqmodels.pretrained``: all-MiniLM-L6-v2, a pretrained 6-layer Transformer encoder, run in numpy.
 - ``seqmodels.blocks``: layer normalisation, the feed-forward layer, post- and pre-LN causal blocks.
@@ -68,17 +71,18 @@ the chapter's name), and the one width of experiments that tie ``d_in = d_hidden
 Cost formulas (:mod:`seqmodels.complexity`, ``decode_flops``) count ``n`` tokens, as Vaswani et al.
 (2017, Table 1) do; ``n`` is ``T`` there.
 
-Axis order. Recurrent models (``rnn``, ``lstm``, ``birnn``, ``train``, ``delay``) are time-major:
-``xs`` is ``(T, d_in)`` or ``(T, batch, d_in)`` and states ``hs`` are ``(T, [batch,] d_hidden)``,
-so ``xs[t]`` is one step. Attention is batch-major, as its literature is: ``X`` (capitalised, so it
-cannot be mistaken for ``xs``) is ``(T, d_model)`` or ``(batch, T, d_model)``, attention weights
-``A`` are ``([batch,] T, T)``. Token ids follow their model's order: ``(T, batch)`` for the biLM.
+Axis order. Recurrent models (``rnn``, ``lstm``, ``birnn``, ``bilm``, ``train``, ``delay``) are
+time-major: ``xs`` is ``(T, d_in)`` or ``(T, batch, d_in)`` and states ``hs`` are
+``(T, [batch,] d_hidden)``, so ``xs[t]`` is one step. Attention is batch-major, as its literature
+is: ``X`` (capitalised, so it cannot be mistaken for ``xs``) is ``(T, d_model)`` or
+``(batch, T, d_model)``, attention weights ``A`` are ``([batch,] T, T)``. Token ids follow their
+model's order: ``(T, batch)`` for the biLM.
 
 Weight layout. Recurrent weights are ``(out, in)`` and multiply from the right transposed,
 ``h @ W_h.T`` (so one line serves one sequence and a batch). Attention weights are ``(in, out)``,
 ``X @ W_q``, the convention of Vaswani et al. (2017). The read-out from a state to logits is
 ``W_out`` of shape ``(n_out, d_hidden)`` with ``b_out``, ``logits = h @ W_out.T + b_out``
-(``train``, ``birnn``); attention's read-out, in its own layout ``(d_model, vocab)``, is
+(``train``, ``bilm``); attention's read-out, in its own layout ``(d_model, vocab)``, is
 ``W_unembed``. word2vec keeps its paper's names: ``W_in`` (word vectors) and ``W_out`` (context
 vectors), both ``(vocab, d)``. Gradients are named ``d`` + the name (``dW_h``, ``dxs``), and a
 backward pass returns them in a dict keyed by the argument's name.

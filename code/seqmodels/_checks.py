@@ -166,6 +166,23 @@ def as_ids(name: str, ids, n: int, ndims: tuple[int, ...] = (1,), what: str = "i
     return arr.astype(np.int64, copy=False)
 
 
+def as_token_ids(name: str, ids, vocab_size: int, min_length: int = 2) -> np.ndarray:
+    """Token ids a language model reads: ``(T,)`` or ``(T, batch)`` in ``[0, vocab_size)``, with
+    ``T >= min_length`` (2 by default: a token and one to predict from it) and ``batch >= 1``.
+
+    >>> as_token_ids("ids", [0, 3, 1], vocab_size=4)
+    array([0, 3, 1])
+    >>> as_token_ids("ids", np.zeros((3, 0), int), vocab_size=4)
+    Traceback (most recent call last):
+    ...
+    ValueError: ids must hold at least one sequence (batch >= 1), got shape (3, 0)
+    """
+    ids = as_ids(name, ids, vocab_size, ndims=(1, 2), what="token ids", min_length=min_length)
+    if ids.ndim == 2 and ids.shape[1] == 0:
+        raise ValueError(f"{name} must hold at least one sequence (batch >= 1), got shape {ids.shape}")
+    return ids
+
+
 def as_rng(name: str, rng) -> np.random.Generator:
     """A ``numpy.random.Generator`` from a Generator or a non-negative int seed.
 
