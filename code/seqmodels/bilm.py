@@ -46,7 +46,8 @@ import numpy as np
 
 from ._checks import as_float_array, as_ids, as_rng, as_token_ids, check_shape, finite_float, positive_int
 from .lstm import init_lstm
-from .numeric import softmax, softmax_cross_entropy, workspace
+from . import recurrent
+from .numeric import softmax, softmax_cross_entropy, stacked_cross_entropy
 
 Params = dict[str, np.ndarray]
 DIRECTIONS = ("fwd", "bwd")
@@ -182,115 +183,22 @@ def bilm_sizes(params: Params) -> tuple[int, int]:
     return _check_params(params)
 
 
-_ws = workspace(64 * 2 ** 20)  #: reusable scratch arrays of this module (numeric.workspace)
-
-
 def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray, tag: str | None = None):
     """:func:`seqmodels.lstm.lstm_forward` from zero states for ``D`` LSTMs side by side (the two
-    directions of a layer): ``xs`` (T, D, B, d_in), ``W`` (D, 4H, d_in + H), ``b`` (D, 4H), all
-    checked. The same recurrence, computed more cheaply: one time step of the ``D`` LSTMs is one
-    batched product, every sigmoid is ``1 / (1 + exp(-a))`` and every tanh ``2 sigmoid(2 a) - 1``,
-    one ``exp`` each, which numpy vectorises while its float64 ``tanh`` is several times slower.
-    The results agree with :func:`~seqmodels.lstm.lstm_forward` to round-off (tests/test_bilm.py).
-    Returns ``hs, cs`` (T, D, B, H), the activations ``acts`` (T, D, B, 4H) of the gates f, i, g, o
-    and ``tanh(cs)``.
-
-    With a ``tag``, these arrays are workspace buffers (:func:`_ws`) named by
-    it, reused by the next call with the same tag: a fresh array of this size is memory the system
-    maps on first touch, which costs more than the arithmetic. Without one they are new arrays."""
-    T, D, B, d_in = xs.shape
-    H = W.shape[1] // 4
-    def new(name, shape):
-        return np.empty(shape, xs.dtype) if tag is None else _ws(tag + name, shape, xs.dtype)
-
-    scale = np.repeat([-1.0, -1.0, -2.0, -1.0], H)  # exp(-a) for the gates, exp(-2 a) for g
-    pre = np.matmul(xs, np.swapaxes(W[:, :, :d_in] * scale[:, None], 1, 2), out=new("pre", (T, D, B, 4 * H)))
-    np.add(pre, b[:, None] * scale, out=pre)  # every step's input part of -a (-2 a for g)
-    W_hT = np.swapaxes(W[:, :, d_in:] * scale[:, None], 1, 2)  # (D, H, 4H), scaled the same way
-    acts, hs, cs, tcs = (new(name, (T, D, B, k * H))
-                         for name, k in (("acts", 4), ("hs", 1), ("cs", 1), ("tcs", 1)))
-    hw = np.empty((D, B, 4 * H), xs.dtype)
-    h, c = np.zeros((D, B, H), xs.dtype), np.zeros((D, B, H), xs.dtype)
-    for t in range(T):
-        a = acts[t]
-        np.matmul(h, W_hT, out=hw)
-        np.add(pre[t], hw, out=a)
-        np.minimum(a, 80.0, out=a)  # exp(80) is finite
-        np.exp(a, out=a)
-        np.add(a, 1.0, out=a)
-        np.divide(1.0, a, out=a)  # sigmoid of every block; g's block is sigmoid(2 a_g)
-        g = a[..., 2 * H:3 * H]
-        np.multiply(g, 2.0, out=g)
-        np.subtract(g, 1.0, out=g)  # tanh(a_g)
-        c = np.add(a[..., :H] * c, a[..., H:2 * H] * g, out=cs[t])
-        tc = tcs[t]
-        np.multiply(c, -2.0, out=tc)
-        np.minimum(tc, 80.0, out=tc)
-        np.exp(tc, out=tc)
-        np.add(tc, 1.0, out=tc)
-        np.divide(2.0, tc, out=tc)
-        np.subtract(tc, 1.0, out=tc)  # tanh(c)
-        h = np.multiply(a[..., 3 * H:], tc, out=hs[t])
-    return hs, cs, acts, tcs
+    directions of a layer, of every seed), run in the batched kernel :mod:`seqmodels.recurrent`:
+    ``xs`` (T, D, B, d_in), ``W`` (D, 4H, d_in + H), ``b`` (D, 4H), all checked, in the dtype of
+    ``W``. Returns the states ``hs`` (T, D, B, H) (a new array) and the kernel's pass, which
+    :func:`_lstm_layer_backward` reads (valid until the next call with the same ``tag``)."""
+    run = recurrent.forward("lstm", W, b, xs, tag="bilm" if tag is None else tag)
+    return run.states(), run
 
 
 def _lstm_layer_backward(xs: np.ndarray, W: np.ndarray, forward, dhs: np.ndarray, tag: str = "bwd"):
-    """:func:`seqmodels.lstm.lstm_backward` from zero states for a :func:`_lstm_layer` pass
-    ``forward``: the gradients ``(dW, db, dxs)`` of ``sum(hs * dhs)``, shaped like ``W``, ``b``
-    and ``xs``. The same formulas, with ``tanh(c)`` kept from the forward pass and the three
-    cell-driven blocks of ``dz`` written by one product per step; equal to
-    :func:`~seqmodels.lstm.lstm_backward` to round-off (tests/test_bilm.py). The intermediate
-    arrays, and ``dxs``, are workspace buffers named by ``tag`` (valid until the next call with it)."""
-    hs, cs, acts, tcs = forward
-    T, D, B, d_in = xs.shape
-    H = hs.shape[-1]
-    ws = lambda name, shape: _ws(tag + name, shape, xs.dtype)  # noqa: E731
-    f, i, g, o = (acts[..., k * H:(k + 1) * H] for k in range(4))
-    # local derivatives of every step at once; the loop below only carries dh and dc back
-    dc_from_h = ws("dc_from_h", (T, D, B, H))  # dh_t -> dc_t through h_t = o * tanh(c_t)
-    tmp = ws("tmp", (T, D, B, H))
-    np.multiply(tcs, tcs, out=tmp)
-    np.subtract(1.0, tmp, out=tmp)
-    np.multiply(o, tmp, out=dc_from_h)
-    dc_to_z = ws("dc_to_z", (T, D, B, 3, H))  # dc_t -> z blocks f, i, g
-    dzf = dc_to_z[..., 0, :]
-    dzf[0] = 0.0  # c_{-1} = 0
-    np.subtract(1.0, f, out=tmp)
-    np.multiply(f, tmp, out=tmp)
-    np.multiply(cs[:-1], tmp[1:], out=dzf[1:])
-    np.subtract(1.0, i, out=tmp)
-    np.multiply(i, tmp, out=tmp)
-    np.multiply(g, tmp, out=dc_to_z[..., 1, :])
-    np.multiply(g, g, out=tmp)
-    np.subtract(1.0, tmp, out=tmp)
-    np.multiply(i, tmp, out=dc_to_z[..., 2, :])
-    dh_to_z = ws("dh_to_z", (T, D, B, H))  # dh_t -> z block o
-    np.subtract(1.0, o, out=tmp)
-    np.multiply(o, tmp, out=tmp)
-    np.multiply(tcs, tmp, out=dh_to_z)
-    dzs = ws("dzs", (T, D, B, 4, H))  # dL/dz of every step, blocks f, i, g, o
-    W_h = W[:, :, d_in:]  # (D, 4H, H)
-    dh_next, dc_next = np.zeros((D, B, H), xs.dtype), np.zeros((D, B, H), xs.dtype)
-    dh, dc = np.empty((D, B, H), xs.dtype), np.empty((D, B, H), xs.dtype)
-    for t in reversed(range(T)):
-        np.add(dhs[t], dh_next, out=dh)  # from outside + from step t+1
-        np.multiply(dh, dc_from_h[t], out=dc)
-        np.add(dc_next, dc, out=dc)
-        np.multiply(dc[:, :, None], dc_to_z[t], out=dzs[t, :, :, :3])
-        np.multiply(dh, dh_to_z[t], out=dzs[t, :, :, 3])
-        np.matmul(dzs[t].reshape(D, B, 4 * H), W_h, out=dh_next)
-        np.multiply(dc, f[t], out=dc_next)  # the cell path: multiplied by the forget gate only
-    dz = ws("dz", (D, 4 * H, T, B))
-    np.copyto(dz, dzs.reshape(T, D, B, 4 * H).transpose(1, 3, 0, 2))
-    dz = dz.reshape(D, 4 * H, T * B)
-    x2 = ws("x2", (D, T, B, d_in))
-    np.copyto(x2, xs.transpose(1, 0, 2, 3))
-    h2 = ws("h2", (D, T, B, H))  # h_{t-1} of every step
-    h2[:, 0] = 0.0
-    np.copyto(h2[:, 1:], hs[:-1].transpose(1, 0, 2, 3))
-    dW = np.concatenate([dz @ x2.reshape(D, T * B, d_in), dz @ h2.reshape(D, T * B, H)], axis=2)
-    dxs = np.matmul(dzs.reshape(T, D, B, 4 * H), W[:, :, :d_in], out=ws("dxs", (T, D, B, d_in)))
-    return dW, dz.sum(axis=2), dxs
+    """The gradients ``(dW, db, dxs)`` of ``sum(hs * dhs)`` for a :func:`_lstm_layer` pass
+    ``forward`` (:func:`seqmodels.recurrent.backward`; the formulas of
+    :func:`~seqmodels.lstm.lstm_backward`), shaped like ``W``, ``b`` and ``xs``."""
+    g = recurrent.backward(forward[1], dhs=dhs, inputs=True)
+    return g["W"], g["b"], g["xs"]
 
 
 def _run_layers(params: Params, ids: np.ndarray, directions=DIRECTIONS, tag: str | None = None):
@@ -571,14 +479,7 @@ def seeds_loss_and_grads(P: Params, ids, dtype=np.float64) -> tuple[np.ndarray, 
     top = x[:-1].reshape(T - 1, S, 2 * B, H).transpose(1, 0, 2, 3).reshape(S, N, H).astype(np.float64)
     targets = np.stack([ids[1:], ids[::-1][1:]], axis=2).transpose(1, 0, 2, 3).reshape(S, N)
     logits = top @ np.swapaxes(W_out, 1, 2) + P["b_out"][:, None]  # (S, N, V)
-    logits -= logits.max(axis=-1, keepdims=True)
-    np.exp(logits, out=logits)
-    total = logits.sum(axis=-1, keepdims=True)
-    rows = np.arange(S)[:, None], np.arange(N)[None], targets
-    losses = np.mean(np.log(total[..., 0]) - np.log(logits[rows]), axis=1)
-    dlogits = logits / total
-    dlogits[rows] -= 1.0
-    dlogits /= N
+    losses, dlogits = stacked_cross_entropy(logits, targets)
     g: Params = {"W_out": np.swapaxes(dlogits, 1, 2) @ top, "b_out": dlogits.sum(axis=1)}
     dhs = np.zeros((T, D, B, H), dtype)
     dhs[:-1] = (dlogits @ W_out).reshape(S, T - 1, 2 * B, H).transpose(1, 0, 2, 3).reshape(T - 1, D, B, H)
