@@ -531,6 +531,24 @@ case("bilm_train.train_bilms", "config a dict", "config", lambda: bilm_train.tra
 case("bilm_train.train_bilms", "vocab_size 1", "vocab_size", lambda: bilm_train.train_bilms([np.array([0, 2, 1])], 1))
 case("bilm_train.train_bilms", "dtype int", "dtype",
      lambda: bilm_train.train_bilms([np.array([0, 2, 1])], 4, bilm.BiLMConfig(epochs=1), dtype=np.int32))
+case("bilm_train.train_bilms", "patience 0", "patience",
+     lambda: bilm_train.train_bilms([IDS], 6, bilm.BiLMConfig(epochs=1), held_out=[IDS], patience=0))
+case("bilm_train.train_bilms", "negative patience", "patience",
+     lambda: bilm_train.train_bilms([IDS], 6, bilm.BiLMConfig(epochs=1), held_out=[IDS], patience=-1))
+case("bilm_train.train_bilms", "patience 1.5", "patience",
+     lambda: bilm_train.train_bilms([IDS], 6, bilm.BiLMConfig(epochs=1), held_out=[IDS], patience=1.5))
+case("bilm_train.train_bilms", "patience without held_out", "patience",
+     lambda: bilm_train.train_bilms([IDS], 6, bilm.BiLMConfig(epochs=1), patience=2))
+case("bilm_train.train_bilms", "empty held_out", "held_out",
+     lambda: bilm_train.train_bilms([IDS], 6, bilm.BiLMConfig(epochs=1), held_out=[]))
+case("bilm_train.train_bilms", "held_out id beyond vocab_size", "held_out",
+     lambda: bilm_train.train_bilms([IDS], 6, bilm.BiLMConfig(epochs=1), held_out=[IDS, [0, 6, 1]]))
+case("bilm_train.train_bilms", "held_out sentence of one token", "held_out",
+     lambda: bilm_train.train_bilms([IDS], 6, bilm.BiLMConfig(epochs=1), held_out=[[0]]))
+case("bilm_train.train_bilms", "held_out a 2-D sentence", "held_out",
+     lambda: bilm_train.train_bilms([IDS], 6, bilm.BiLMConfig(epochs=1), held_out=[np.zeros((3, 2), int)]))
+case("bilm_train.train_bilms", "held_out a number", "held_out",
+     lambda: bilm_train.train_bilms([IDS], 6, bilm.BiLMConfig(epochs=1), held_out=3))
 case("senses.make_distant_corpus", "held_out 28", "held_out", lambda: senses.make_distant_corpus(held_out=28))
 case("probe.nearest_centroid_accuracy", "X_test of another width", "X_test",
      lambda: probe.nearest_centroid_accuracy(_X, _Y, np.zeros((2, 3)), [0, 1]))

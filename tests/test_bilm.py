@@ -167,3 +167,15 @@ def test_batched_seed_gradients_are_each_seeds_own_gradient():
         assert np.isclose(losses[s], loss, rtol=1e-12)
         for key in g1:
             assert relative_error(g[key][s], g1[key]) < 1e-10, key
+
+
+def test_batched_seed_losses_without_gradients_are_the_same_forward_pass():
+    config = BiLMConfig(d_embed=3, d_hidden=4, n_layers=2)
+    singles = [init_bilm(6, config, np.random.default_rng(s)) for s in (0, 1, 2)]
+    P = {k: np.stack([p[k] for p in singles]) for k in singles[0]}
+    ids = np.random.default_rng(4).integers(0, 6, size=(4, 3, 2))
+    for dtype in (np.float64, np.float32):
+        losses, _ = seeds_loss_and_grads(P, ids, dtype)
+        alone, empty = seeds_loss_and_grads(P, ids, dtype, grads=False)
+        np.testing.assert_array_equal(alone, losses)
+        assert empty == {}

@@ -15,7 +15,7 @@ Models and their gradients:
 - ``seqmodels.ablation``: an LSTM run with gates clamped or its recurrent read replaced at chosen steps.
 - ``seqmodels.birnn``: the bidirectional LSTM, a forward and a backward LSTM side by side.
 - ``seqmodels.bilm``: the ELMo-style bidirectional language model, its loss and gradient.
-- ``seqmodels.bilm_train``: training biLMs, one seed at a time or several seeds as one batched model.
+- ``seqmodels.bilm_train``: training biLMs, one seed or several as one batched model; early stopping.
 - ``seqmodels.elmo``: a token's static and contextual vectors from a biLM, and ELMo's mix of layers.
 - ``seqmodels.attention``: scaled dot-product and multi-head attention, stacks, KV-cache decoding.
 - ``seqmodels.pretrained``: all-MiniLM-L6-v2, a pretrained 6-layer Transformer encoder, run in numpy.

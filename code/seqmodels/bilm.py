@@ -34,7 +34,7 @@ key               shape                              role
 :func:`bilm_loss_and_grads` is the loss and its gradient for one biLM; :func:`seeds_loss_and_grads`
 computes the same for ``S`` biLMs whose weights are stacked on a leading axis, all ``2 S`` LSTMs of
 a layer in one pass, which is how :func:`seqmodels.bilm_train.train_bilms` trains several seeds
-at once. Training itself is in :mod:`seqmodels.bilm_train`, and the token vectors and ELMo's mix of
+at once (and, with ``grads=False``, measures their held-out loss). Training itself is in :mod:`seqmodels.bilm_train`, and the token vectors and ELMo's mix of
 layers read from a trained biLM in :mod:`seqmodels.elmo`.
 """
 
@@ -418,7 +418,7 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
     return float(total), g
 
 
-def seeds_loss_and_grads(P: Params, ids, dtype=np.float64) -> tuple[np.ndarray, Params]:
+def seeds_loss_and_grads(P: Params, ids, dtype=np.float64, grads: bool = True) -> tuple[np.ndarray, Params]:
     """:func:`bilm_loss_and_grads` for ``S`` independent biLMs stacked on a leading axis of every
     entry of ``P``, each on its own column block of ``ids`` (T, S, B). All ``2 S`` LSTMs of a
     layer run as one :func:`_lstm_layer`. Returns the ``S`` losses and the gradient of their sum,
@@ -430,6 +430,7 @@ def seeds_loss_and_grads(P: Params, ids, dtype=np.float64) -> tuple[np.ndarray, 
     P : dict with the keys of :func:`init_bilm`, each entry of shape ``(S,) + `` its shape there
     ids : integer ndarray of shape (T, S, batch), T >= 2: column block ``s`` is seed ``s``'s batch
     dtype : ``np.float32`` or ``np.float64``, the precision of the LSTM layers
+    grads : bool, if False only the losses are computed, by one forward pass (the dict is empty)
 
     Returns
     -------
@@ -480,6 +481,8 @@ def seeds_loss_and_grads(P: Params, ids, dtype=np.float64) -> tuple[np.ndarray, 
     targets = np.stack([ids[1:], ids[::-1][1:]], axis=2).transpose(1, 0, 2, 3).reshape(S, N)
     logits = top @ np.swapaxes(W_out, 1, 2) + P["b_out"][:, None]  # (S, N, V)
     losses, dlogits = stacked_cross_entropy(logits, targets)
+    if not grads:
+        return losses, {}
     g: Params = {"W_out": np.swapaxes(dlogits, 1, 2) @ top, "b_out": dlogits.sum(axis=1)}
     dhs = np.zeros((T, D, B, H), dtype)
     dhs[:-1] = (dlogits @ W_out).reshape(S, T - 1, 2 * B, H).transpose(1, 0, 2, 3).reshape(T - 1, D, B, H)
