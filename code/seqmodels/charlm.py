@@ -26,7 +26,7 @@ import numpy as np
 from ._checks import as_ids, as_rng, finite_float, positive_int
 from .numeric import log_softmax, softmax, softmax_cross_entropy
 from .optim import Adam, clip_grad_norm
-from .rnn import init_rnn, rnn_backward, rnn_forward
+from .rnn import init_rnn, rnn_backward, rnn_forward, rnn_step
 
 #: The characters the model reads: lower-case letters, digits, space and a little punctuation.
 ALPHABET = " abcdefghijklmnopqrstuvwxyz0123456789.,'-()"
@@ -454,5 +454,5 @@ def sample(params, prefix: str, n: int, temperature: float, rng) -> str:
         p = softmax((h @ params["W_out"].T + params["b_out"]) / temperature)
         c = int(rng.choice(vocab_size, p=p))
         out.append(c)
-        h = np.tanh(params["W_h"] @ h + params["W_x"][:, c] + params["b"])
+        h = rnn_step(eye[c], h, params["W_h"], params["W_x"], params["b"])
     return decode(out)
