@@ -1150,6 +1150,12 @@ case("agreement.solve_set", "train_distances reversed", "train_distances",
 case("agreement.solve_set", "n_per_distance 0", "n_per_distance",
      lambda: agreement.solve_set(agreement.AgreementTask(), (1, 3), 0))
 case("agreement.solve_set", "negative seed", "seed", lambda: agreement.solve_set(agreement.AgreementTask(), (1, 3), seed=-1))
+case("agreement.solve_set", "attractors empty", "attractors",
+     lambda: agreement.solve_set(agreement.AgreementTask(), (1, 3), attractors=()))
+case("agreement.solve_set", "attractors negative", "attractors",
+     lambda: agreement.solve_set(agreement.AgreementTask(), (1, 3), attractors=(0, -1)))
+case("agreement.agreement_experiment", "solve_attractors 1.5", "solve_attractors",
+     lambda: agreement.agreement_experiment([_ARM], [2], stop_when_solved=True, solve_attractors=(1.5,)))
 case("senses.make_distant_corpus", "held_out 0", "held_out", lambda: senses.make_distant_corpus(held_out=0))
 case("senses.make_distant_corpus", "per_pair 0", "per_pair", lambda: senses.make_distant_corpus(per_pair=0))
 case("cell_diagram.draw_lstm_cell", "ax None", "ax", lambda: cell_diagram.draw_lstm_cell(None))

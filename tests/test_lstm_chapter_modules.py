@@ -129,6 +129,9 @@ def test_agreement_experiment_with_the_stopping_rule():
     assert r.cap == 200 and r.steps_to_solve.shape == r.censored.shape == (2, 2)
     assert (r.steps_to_solve[~r.censored] % 20 == 0).all() and (r.steps_to_solve[r.censored] == 200).all()
     assert r.n_censored().shape == r.median_steps_to_solve().shape == (2,)
+    strict = agreement_experiment(arms, stop_when_solved=True, cap=200, check_every=20, n_solve=30,
+                                  solve_attractors=(0, 1), **kw)
+    assert strict.steps_to_solve.shape == (2, 2)
     plain = agreement_experiment(arms, config=TrainConfig(steps=5), **kw)
     assert plain.steps_to_solve is None and plain.censored is None and plain.cap is None
     with pytest.raises(ValueError, match="stop_when_solved=True"):
@@ -147,6 +150,12 @@ def test_agreement_solve_set_is_the_training_distribution_from_its_own_seed():
     assert all(np.array_equal(a[0], b[0]) for a, b in zip(batches, again))
     other = solve_set(task, (1, 12), 20, seed=2000)
     assert not all(a[0].shape == b[0].shape and np.array_equal(a[0], b[0]) for a, b in zip(batches, other))
+    # built as the tests are, at the training distances only: full prefix, exactly k attractors
+    styled = solve_set(task, (1, 3), 20, attractors=(0, 2))
+    assert [(xs.shape[0] - task.max_prefix - 3) for xs, _ in styled] == [1, 2, 2, 3, 3]
+    tokens, y = styled[2][0].argmax(axis=-1), styled[2][1]  # distance 2, two attractors
+    between = tokens[task.max_prefix + 2:-1]
+    assert (between < 2 * task.n_nouns).all() and ((between // task.n_nouns) == 1 - y).all()
 
 
 def test_parameter_matched_rnn_is_within_five_percent_of_the_lstm():

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._checks import as_rng, finite_float, positive_int
+from ._checks import as_int_list, as_rng, finite_float, positive_int
 from .stacked import median_steps_to_solve, stack_accuracy, train_arms
 from .train import TrainConfig
 
@@ -169,31 +169,42 @@ class AgreementResult:
         return self.censored.sum(axis=-1)
 
 
-def solve_set(task: AgreementTask, train_distances=(1, 20), n_per_distance: int = 64, seed: int = 3000):
-    """Held-out sequences of the training distribution, one batch per training distance.
+def solve_set(task: AgreementTask, train_distances=(1, 20), n_per_distance: int = 64, seed: int = 3000,
+              attractors=None):
+    """Held-out sequences at the training distances, one batch per distance (and attractor count).
 
-    For each distance ``d`` of ``train_distances`` (inclusive) a batch of ``n_per_distance``
-    training-style sequences (nouns of either number with probability ``p_noun``) with one prefix
-    length drawn uniformly from ``0 .. max_prefix``, as a training batch has; all from
-    ``np.random.default_rng([seed, low, high])``. The list is the ``solve`` of
+    Without ``attractors``, sequences of the training distribution: for each distance ``d`` of
+    ``train_distances`` (inclusive) a batch of ``n_per_distance`` training-style sequences (nouns
+    of either number with probability ``p_noun``) with one prefix length drawn uniformly from
+    ``0 .. max_prefix``, as a training batch has. With ``attractors`` (counts ``k``), sequences
+    built as the tests are (:meth:`AgreementTask.sample` with ``attractors=k``: a full prefix of
+    other-number nouns, exactly ``k`` attractors), one batch per distance and count ``k <= d``,
+    still only at the training distances. All come from ``np.random.default_rng([seed, low,
+    high])`` (the test sets use seed 2000 and their own distances). The list is the ``solve`` of
     :func:`seqmodels.stacked.train_arms` (the batches differ in length).
 
     Raises
     ------
     ValueError
         ``task`` not an :class:`AgreementTask`, bad ``train_distances``, ``n_per_distance`` not an
-        integer >= 1 or ``seed`` not an integer >= 0.
+        integer >= 1, ``seed`` not an integer >= 0, or ``attractors`` not None or a non-empty list
+        of integers >= 0.
 
     >>> batches = solve_set(AgreementTask(), (1, 3), 5)
     >>> len(batches), batches[0][0].shape[1:], batches[0][1].shape
     (3, (5, 14), (5,))
+    >>> [xs.shape[0] for xs, _ in solve_set(AgreementTask(), (1, 3), 5, attractors=(0, 2))]  # 6 + d + 3
+    [10, 11, 11, 12, 12]
     """
     if not isinstance(task, AgreementTask):
         raise ValueError(f"task must be an AgreementTask, got {type(task).__name__}")
     lo, hi = _distance_range(train_distances)
     n = positive_int("n_per_distance", n_per_distance)
     rng = np.random.default_rng([positive_int("seed", seed, minimum=0), lo, hi])
-    return [task.sample(rng, n, d, prefix=int(rng.integers(0, task.max_prefix + 1))) for d in range(lo, hi + 1)]
+    if attractors is None:
+        return [task.sample(rng, n, d, prefix=int(rng.integers(0, task.max_prefix + 1))) for d in range(lo, hi + 1)]
+    counts = as_int_list("attractors", attractors, minimum=0)
+    return [task.sample(rng, n, d, attractors=k) for d in range(lo, hi + 1) for k in counts if k <= d]
 
 
 def _distance_range(train_distances) -> tuple[int, int]:
@@ -207,7 +218,7 @@ def agreement_experiment(arms, distances, attractors=(0, 1, 2), seeds=range(10),
                          task: AgreementTask = AgreementTask(), train_distances=(1, 20),
                          config: TrainConfig = TrainConfig(steps=300), n_test: int = 400, *,
                          stop_when_solved: bool = False, cap: int = 2000, check_every: int = 25,
-                         solved_at: float = 0.95, n_solve: int = 64) -> AgreementResult:
+                         solved_at: float = 0.95, n_solve: int = 64, solve_attractors=None) -> AgreementResult:
     """Train every arm from every seed on mixed distances, then test at each distance and attractor count.
 
     Each training batch has one distance drawn uniformly from ``train_distances`` (inclusive), so
@@ -217,17 +228,20 @@ def agreement_experiment(arms, distances, attractors=(0, 1, 2), seeds=range(10),
 
     With ``stop_when_solved`` the models train to a stopping rule instead of ``config.steps``
     updates: up to ``cap``, each stopping once it answers at least ``solved_at`` of a held-out
-    set of the training distribution correctly (:func:`solve_set`, ``n_solve`` sequences per
-    training distance, from its own generator; the test sets are not used), checked every
-    ``check_every`` updates. The tests then measure each model where it stopped, and the result
-    holds ``steps_to_solve``, ``censored`` and ``cap``. By default nothing changes.
+    set correctly (:func:`solve_set` with ``n_solve`` sequences per training distance, from its
+    own generator; the test sets are not used), checked every ``check_every`` updates. The held-out
+    set is of the training distribution, or with ``solve_attractors`` (attractor counts) built as
+    the tests are but at the training distances only: a stricter rule, since the training
+    distribution seldom puts nouns of the other number in the way. The tests then measure each
+    model where it stopped, and the result holds ``steps_to_solve``, ``censored`` and ``cap``. By
+    default nothing changes.
 
     Raises
     ------
     ValueError
         bad ``train_distances`` or sizes (see :func:`seqmodels.stacked.train_arms`),
         ``stop_when_solved`` not a bool, ``cap``, ``check_every`` or ``n_solve`` not integers >= 1,
-        or ``solved_at`` not in (0, 1].
+        ``solved_at`` not in (0, 1], or ``solve_attractors`` neither None nor integers >= 0.
     """
     lo, hi = _distance_range(train_distances)
     distances = np.asarray([positive_int("distances", int(d), minimum=0) for d in distances])
@@ -239,6 +253,8 @@ def agreement_experiment(arms, distances, attractors=(0, 1, 2), seeds=range(10),
     cap, check_every = positive_int("cap", cap), positive_int("check_every", check_every)
     solved_at = finite_float("solved_at", solved_at, low=0, high=1, low_open=True)
     n_solve = positive_int("n_solve", n_solve)
+    if solve_attractors is not None:
+        solve_attractors = tuple(as_int_list("solve_attractors", solve_attractors, minimum=0))
 
     def sample(rng, n):
         distance = int(rng.integers(lo, hi + 1))
@@ -246,7 +262,7 @@ def agreement_experiment(arms, distances, attractors=(0, 1, 2), seeds=range(10),
 
     if stop_when_solved:
         runs = train_arms(arms, sample, task.d_in, 2, seeds, replace(config, steps=cap),
-                          solve=solve_set(task, (lo, hi), n_solve), solved_at=solved_at, check_every=check_every)
+                          solve=solve_set(task, (lo, hi), n_solve, attractors=solve_attractors), solved_at=solved_at, check_every=check_every)
     else:
         runs = train_arms(arms, sample, task.d_in, 2, seeds, config)
     acc = np.full((len(arms), len(distances), len(attractors), len(seeds)), np.nan)
