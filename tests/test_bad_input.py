@@ -88,6 +88,11 @@ NO_INPUT = {
     "delay.ArmsResult.solved": "takes no arguments",
     "delay.ArmsResult.table": "takes no arguments",
     "delay.ArmsResult.solved_table": "takes no arguments",
+    "delay.ArmsResult.median_steps_to_solve": "takes no arguments",
+    "delay.ArmsResult.n_censored": "takes no arguments",
+    "delay.ArmsResult.steps_table": "takes no arguments",
+    "agreement.AgreementResult.median_steps_to_solve": "takes no arguments",
+    "agreement.AgreementResult.n_censored": "takes no arguments",
     "stacked.StackRun": "record returned by train_arms",
     "stacked.Arm.cell": "takes no arguments",
     "explore.State": "record made by explorable",
@@ -1025,6 +1030,12 @@ case("charlm.train_charlm", "train_ids too short for one chunk per stream", "tra
 case("charlm.train_charlm", "held_out_ids too short to score", "held_out_ids",
      lambda: charlm.train_charlm(np.arange(40), np.arange(5), _SMALL))
 case("charlm.train_charlm", "negative id", "train_ids", lambda: charlm.train_charlm(np.arange(40) - 1, np.arange(40), _SMALL))
+case("charlm.train_charlm", "patience 0", "patience",
+     lambda: charlm.train_charlm(np.arange(40), np.arange(40), _SMALL, patience=0))
+case("charlm.train_charlm", "patience 2.5", "patience",
+     lambda: charlm.train_charlm(np.arange(40), np.arange(40), _SMALL, patience=2.5))
+case("charlm.train_charlm", "keep_best a string", "keep_best",
+     lambda: charlm.train_charlm(np.arange(40), np.arange(40), _SMALL, keep_best="yes"))
 case("charlm.sample", "empty prefix", "prefix", lambda: charlm.sample(_CLM, "", 3, 1.0, 0))
 case("charlm.sample", "temperature 0", "temperature", lambda: charlm.sample(_CLM, "a", 3, 0.0, 0))
 case("charlm.sample", "n 0", "n", lambda: charlm.sample(_CLM, "a", 0, 1.0, 0))
@@ -1084,6 +1095,44 @@ case("stacked.train_arms", "no seeds", "seeds",
 case("stacked.train_arms", "checkpoints without a test set", "checkpoints",
      lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
                                 train.TrainConfig(steps=2), checkpoints=(1,)))
+case("stacked.train_arms", "solve xs of the wrong width", "solve",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
+                                solve=(_DX[..., :4], _DY)))
+case("stacked.train_arms", "solve xs 2-D", "solve",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solve=(_DX[0], _DY)))
+case("stacked.train_arms", "solve labels out of range", "solve",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
+                                solve=(_DX, np.array([0, 1, 4]))))
+case("stacked.train_arms", "solve labels negative", "solve",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
+                                solve=(_DX, np.array([0, -1, 2]))))
+case("stacked.train_arms", "solve labels of the wrong length", "solve",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solve=(_DX, _DY[:2])))
+case("stacked.train_arms", "solve labels floats", "solve",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
+                                solve=(_DX, _DY.astype(float))))
+case("stacked.train_arms", "solve NaN xs", "solve",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solve=(_DX * NAN, _DY)))
+case("stacked.train_arms", "solve a bare array", "solve",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solve=_DX))
+case("stacked.train_arms", "solve a list holding a triple", "solve",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
+                                solve=[(_DX, _DY), (_DX, _DY, _DY)]))
+case("stacked.train_arms", "check_every 0", "check_every",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), check_every=0))
+case("stacked.train_arms", "solved_at 0", "solved_at",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solved_at=0.0))
+case("stacked.train_arms", "solved_at 1.5", "solved_at",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solved_at=1.5))
+case("stacked.train_arms", "solved_at NaN", "solved_at",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solved_at=NAN))
+case("stacked.median_steps_to_solve", "solved of another shape", "solved",
+     lambda: stacked.median_steps_to_solve([[25, 50]], [True, False]))
+case("stacked.median_steps_to_solve", "solved not bool", "solved", lambda: stacked.median_steps_to_solve([25, 50], [1, 0]))
+case("stacked.median_steps_to_solve", "NaN steps", "steps_to_solve",
+     lambda: stacked.median_steps_to_solve([25, NAN], [True, False]))
+case("stacked.median_steps_to_solve", "axis beyond the array", "axis",
+     lambda: stacked.median_steps_to_solve([25, 50], [True, False], axis=1))
 _RUNS = stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), _TASK.d_in, _TASK.n_symbols, (0,),
                            train.TrainConfig(steps=1))
 case("stacked.stack_accuracy", "labels of the wrong length", "labels",
@@ -1092,6 +1141,15 @@ case("delay.arms_experiment", "no budgets", "budgets", lambda: delay.arms_experi
 case("delay.arms_experiment", "a budget above config.steps", "budgets",
      lambda: delay.arms_experiment([2], budgets=(500,), config=train.TrainConfig(steps=10)))
 case("delay.arms_experiment", "negative delay", "delays", lambda: delay.arms_experiment([-1]))
+case("delay.arms_experiment", "cap 0", "cap", lambda: delay.arms_experiment([2], stop_when_solved=True, cap=0))
+case("delay.arms_experiment", "a budget above the cap", "budgets",
+     lambda: delay.arms_experiment([2], budgets=(300,), stop_when_solved=True, cap=200))
+case("delay.arms_experiment", "check_every 0", "check_every",
+     lambda: delay.arms_experiment([2], stop_when_solved=True, check_every=0))
+case("delay.arms_experiment", "solved_at 1.5", "solved_at", lambda: delay.arms_experiment([2], solved_at=1.5))
+case("delay.arms_experiment", "n_solve 0", "n_solve", lambda: delay.arms_experiment([2], stop_when_solved=True, n_solve=0))
+case("delay.arms_experiment", "stop_when_solved a string", "stop_when_solved",
+     lambda: delay.arms_experiment([2], stop_when_solved="yes"))
 _AR = delay.ArmsResult((_ARM,), np.array([2]), (1,), (0,), np.zeros((1, 1, 1, 1)), {}, {"LSTM": 1}, 0.25)
 case("delay.ArmsResult.combine", "no parts", "parts", lambda: delay.ArmsResult.combine([]))
 case("delay.ArmsResult.combine", "parts of different seeds", "parts",
@@ -1116,6 +1174,28 @@ case("agreement.agreement_experiment", "train_distances reversed", "train_distan
      lambda: agreement.agreement_experiment([_ARM], [2], train_distances=(5, 1)))
 case("agreement.agreement_experiment", "negative distance", "distances",
      lambda: agreement.agreement_experiment([_ARM], [-2]))
+case("agreement.agreement_experiment", "cap 0", "cap",
+     lambda: agreement.agreement_experiment([_ARM], [2], stop_when_solved=True, cap=0))
+case("agreement.agreement_experiment", "check_every 0", "check_every",
+     lambda: agreement.agreement_experiment([_ARM], [2], stop_when_solved=True, check_every=0))
+case("agreement.agreement_experiment", "solved_at 0", "solved_at",
+     lambda: agreement.agreement_experiment([_ARM], [2], stop_when_solved=True, solved_at=0.0))
+case("agreement.agreement_experiment", "n_solve 0", "n_solve",
+     lambda: agreement.agreement_experiment([_ARM], [2], stop_when_solved=True, n_solve=0))
+case("agreement.agreement_experiment", "stop_when_solved 1", "stop_when_solved",
+     lambda: agreement.agreement_experiment([_ARM], [2], stop_when_solved=1))
+case("agreement.solve_set", "task a DelayTask", "task", lambda: agreement.solve_set(_TASK))
+case("agreement.solve_set", "train_distances reversed", "train_distances",
+     lambda: agreement.solve_set(agreement.AgreementTask(), (5, 1)))
+case("agreement.solve_set", "n_per_distance 0", "n_per_distance",
+     lambda: agreement.solve_set(agreement.AgreementTask(), (1, 3), 0))
+case("agreement.solve_set", "negative seed", "seed", lambda: agreement.solve_set(agreement.AgreementTask(), (1, 3), seed=-1))
+case("agreement.solve_set", "attractors empty", "attractors",
+     lambda: agreement.solve_set(agreement.AgreementTask(), (1, 3), attractors=()))
+case("agreement.solve_set", "attractors negative", "attractors",
+     lambda: agreement.solve_set(agreement.AgreementTask(), (1, 3), attractors=(0, -1)))
+case("agreement.agreement_experiment", "solve_attractors 1.5", "solve_attractors",
+     lambda: agreement.agreement_experiment([_ARM], [2], stop_when_solved=True, solve_attractors=(1.5,)))
 case("senses.make_distant_corpus", "held_out 0", "held_out", lambda: senses.make_distant_corpus(held_out=0))
 case("senses.make_distant_corpus", "per_pair 0", "per_pair", lambda: senses.make_distant_corpus(per_pair=0))
 case("cell_diagram.draw_lstm_cell", "ax None", "ax", lambda: cell_diagram.draw_lstm_cell(None))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -107,3 +109,59 @@ def test_bad_input():
         init_charlm(1, 4, 0)
     with pytest.raises(ValueError, match="batch"):
         bits_per_char(init_charlm(len(ALPHABET), 4, 0), [0, 1, 2], batch=4)
+
+
+def _overfitting_problem():
+    # training text is one short cycle, held-out text the cycle with 1 character in 10 replaced at
+    # random: the held-out bits per character fall at first, then rise as the model grows sure of
+    # the cycle (it puts ever less probability on the replaced characters)
+    cycle = encode("the cat sat on the mat. ")
+    train = np.tile(cycle, 80)
+    rng = np.random.default_rng(1)
+    held = np.tile(cycle, 17)[:400].copy()
+    replaced = rng.random(400) < 0.1
+    held[replaced] = rng.integers(0, len(ALPHABET), size=int(replaced.sum()))
+    cfg = CharLMConfig(d_hidden=16, T=8, batch=4, steps=300, lr=2e-2, eval_every=10, eval_chars=400)
+    return train, held, cfg
+
+
+def test_patience_stops_when_held_out_bits_stop_improving():
+    train, held, cfg = _overfitting_problem()
+    full = train_charlm(train, held, cfg)
+    assert full.stopped_at is None and not full.kept_best and len(full.losses) == cfg.steps
+    r = train_charlm(train, held, cfg, patience=3)
+    assert r.stopped_at is not None and 0 < r.best_step < r.stopped_at < cfg.steps
+    assert r.stopped_at == r.eval_steps[-1] and r.losses.shape == r.grad_norms.shape == (r.stopped_at,)
+    # the last 3 evaluations did not improve on the best before them, and no earlier run of 3 did
+    best_before = np.minimum.accumulate(r.eval_bpc)
+    assert (r.eval_bpc[-3:] >= best_before[-4]).all()
+    stale = np.r_[False, r.eval_bpc[1:] >= best_before[:-1]]
+    runs = np.convolve(stale.astype(int), np.ones(3, dtype=int), mode="valid")
+    assert (runs[:-1] < 3).all() and runs[-1] == 3
+    # up to the stop it is the same training as without the rule
+    np.testing.assert_array_equal(r.eval_bpc, full.eval_bpc[:len(r.eval_bpc)])
+    np.testing.assert_array_equal(r.losses, full.losses[:r.stopped_at])
+    assert r.best_step == r.stopped_at - 3 * cfg.eval_every
+
+
+def test_keep_best_returns_the_weights_of_the_lowest_held_out_bits():
+    train, held, cfg = _overfitting_problem()
+    r = train_charlm(train, held, cfg, patience=3, keep_best=True)
+    assert r.kept_best and 0 < r.best_step < r.stopped_at
+    at_best = train_charlm(train, held, replace(cfg, steps=r.best_step))
+    for k in PARAM_NAMES:
+        np.testing.assert_array_equal(r.params[k], at_best.params[k])
+    assert bits_per_char(r.params, held) == pytest.approx(r.eval_bpc.min(), rel=1e-12)
+
+
+def test_the_defaults_train_the_full_budget_as_before():
+    train, held, cfg = _overfitting_problem()
+    cfg = replace(cfg, steps=40)
+    a = train_charlm(train, held, cfg)
+    b = train_charlm(train, held, cfg, patience=10 ** 6)  # a rule that never fires changes nothing
+    assert a.stopped_at is None and b.stopped_at is None
+    np.testing.assert_array_equal(a.eval_bpc, b.eval_bpc)
+    for k in PARAM_NAMES:
+        np.testing.assert_array_equal(a.params[k], b.params[k])
+    with pytest.raises(ValueError, match="patience must be an integer >= 1"):
+        train_charlm(train, held, cfg, patience=0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -9,9 +11,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from seqmodels.agreement import AgreementTask, agreement_experiment
+from seqmodels.agreement import AgreementTask, agreement_experiment, solve_set
 from seqmodels.cell_diagram import draw_gru_cell, draw_lstm_cell
-from seqmodels.delay import DELAY_ARMS, ArmsResult, arms_experiment
+from seqmodels.delay import DELAY_ARMS, ArmsResult, DelayTask, arms_experiment
 from seqmodels.senses import CUE_WORDS, make_distant_corpus
 from seqmodels.stacked import Arm
 from seqmodels.train import TrainConfig
@@ -73,6 +75,87 @@ def test_arms_experiment_records_every_budget_and_table():
         r.index("LSTM")
     with pytest.raises(ValueError, match="budgets must be <="):
         arms_experiment([2], arms=DELAY_ARMS[:1], budgets=(10,), config=TrainConfig(steps=4))
+
+
+def test_arms_experiment_with_the_stopping_rule():
+    kw = dict(arms=DELAY_ARMS[:1] + DELAY_ARMS[4:5], seeds=(0, 1), n_test=60)
+    r = arms_experiment([2], budgets=(20,), stop_when_solved=True, cap=300, check_every=20, n_solve=100, **kw)
+    assert r.budgets == (20, 300) and r.cap == 300 and r.accuracy.shape == (2, 1, 2, 2)
+    assert r.steps_to_solve.shape == r.censored.shape == (2, 1, 2) and r.censored.dtype == bool
+    for i, arm in enumerate(r.arms):  # the result is the runs' record
+        run = r.runs[2][arm.name]
+        np.testing.assert_array_equal(r.steps_to_solve[i, 0], run.steps_to_solve)
+        np.testing.assert_array_equal(r.censored[i, 0], ~run.solved)
+    assert (r.steps_to_solve[r.censored] == 300).all()
+    lstm = r.index("LSTM, forget bias 3")
+    assert not r.censored[lstm].any() and r.n_censored()[lstm, 0] == 0
+    assert r.median_steps_to_solve()[lstm, 0] == np.median(r.steps_to_solve[lstm, 0])
+    rows = [[text for text, _ in row] for row in r.steps_table().cells]
+    assert rows[lstm][1] == "2 of 2"
+    both = ArmsResult.combine([r, arms_experiment([3], budgets=(20,), stop_when_solved=True, cap=300,
+                                                  check_every=20, n_solve=100, **kw)])
+    assert both.steps_to_solve.shape == (2, 2, 2) and both.n_censored().shape == (2, 2)
+    plain = arms_experiment([2], budgets=(20,), config=TrainConfig(steps=20), **kw)
+    assert plain.steps_to_solve is None and plain.cap is None and plain.budgets == (20,)
+    with pytest.raises(ValueError, match="stop_when_solved=True"):
+        plain.n_censored()
+    with pytest.raises(ValueError, match="stopping rule"):
+        ArmsResult.combine([r, dataclasses.replace(plain, budgets=r.budgets)])
+    with pytest.raises(ValueError, match="budgets must be <= cap"):
+        arms_experiment([2], budgets=(400,), stop_when_solved=True, cap=300, **kw)
+
+
+def test_fixed_budget_arms_experiment_is_train_arms_at_the_budgets():
+    # the default path: the accuracies are train_arms' checkpoints, with no stopping rule
+    from seqmodels.stacked import train_arms
+    task = DelayTask()
+    r = arms_experiment([3], arms=DELAY_ARMS[:2], seeds=(0, 1), budgets=(10, 30), config=TrainConfig(steps=30),
+                        n_test=40)
+    runs = train_arms(DELAY_ARMS[:2], lambda rng, n: task.sample(rng, n, 3), task.d_in, task.n_symbols, (0, 1),
+                      TrainConfig(steps=30), data_seed=3, test=task.sample(np.random.default_rng([1000, 3]), 40, 3),
+                      checkpoints=(10, 30))
+    for i, arm in enumerate(DELAY_ARMS[:2]):
+        for m, b in enumerate((10, 30)):
+            np.testing.assert_array_equal(r.accuracy[i, 0, m], runs[arm.name].checkpoint_accuracy[b])
+        for k in runs[arm.name].params:
+            np.testing.assert_array_equal(r.runs[3][arm.name].params[k], runs[arm.name].params[k])
+
+
+def test_agreement_experiment_with_the_stopping_rule():
+    arms = [Arm("RNN", "rnn", 4), Arm("LSTM", "lstm", 8, 1.0)]
+    kw = dict(distances=(1, 3), attractors=(0, 1), seeds=(0, 1), n_test=40, train_distances=(1, 3),
+              task=AgreementTask(max_prefix=2))
+    r = agreement_experiment(arms, stop_when_solved=True, cap=200, check_every=20, n_solve=30, **kw)
+    assert r.cap == 200 and r.steps_to_solve.shape == r.censored.shape == (2, 2)
+    assert (r.steps_to_solve[~r.censored] % 20 == 0).all() and (r.steps_to_solve[r.censored] == 200).all()
+    assert r.n_censored().shape == r.median_steps_to_solve().shape == (2,)
+    strict = agreement_experiment(arms, stop_when_solved=True, cap=200, check_every=20, n_solve=30,
+                                  solve_attractors=(0, 1), **kw)
+    assert strict.steps_to_solve.shape == (2, 2)
+    plain = agreement_experiment(arms, config=TrainConfig(steps=5), **kw)
+    assert plain.steps_to_solve is None and plain.censored is None and plain.cap is None
+    with pytest.raises(ValueError, match="stop_when_solved=True"):
+        plain.median_steps_to_solve()
+
+
+def test_agreement_solve_set_is_the_training_distribution_from_its_own_seed():
+    task = AgreementTask()
+    batches = solve_set(task, (1, 12), 20)
+    assert len(batches) == 12
+    for d, (xs, y) in enumerate(batches, start=1):
+        prefix = xs.shape[0] - d - 3
+        assert 0 <= prefix <= task.max_prefix and xs.shape[1:] == (20, task.d_in) and set(y) <= {0, 1}
+        assert (xs[prefix].argmax(axis=-1) == task.marker).all()
+    again = solve_set(task, (1, 12), 20)
+    assert all(np.array_equal(a[0], b[0]) for a, b in zip(batches, again))
+    other = solve_set(task, (1, 12), 20, seed=2000)
+    assert not all(a[0].shape == b[0].shape and np.array_equal(a[0], b[0]) for a, b in zip(batches, other))
+    # built as the tests are, at the training distances only: full prefix, exactly k attractors
+    styled = solve_set(task, (1, 3), 20, attractors=(0, 2))
+    assert [(xs.shape[0] - task.max_prefix - 3) for xs, _ in styled] == [1, 2, 2, 3, 3]
+    tokens, y = styled[2][0].argmax(axis=-1), styled[2][1]  # distance 2, two attractors
+    between = tokens[task.max_prefix + 2:-1]
+    assert (between < 2 * task.n_nouns).all() and ((between // task.n_nouns) == 1 - y).all()
 
 
 def test_parameter_matched_rnn_is_within_five_percent_of_the_lstm():

@@ -22,16 +22,20 @@ ignore every other noun. In training sequences the prefix length is drawn per ba
 ``p_noun`` (of either number, at random). Test sequences (:meth:`AgreementTask.sample` with
 ``attractors=k``) have a prefix of ``max_prefix`` words whose nouns are all of the other number,
 and exactly ``k`` nouns of the other number at random in-between positions, fillers elsewhere.
+
+:func:`agreement_experiment` trains arms for a fixed budget, or (``stop_when_solved=True``) each
+model until it solves a held-out set of the training distribution (:func:`solve_set`) or reaches
+a cap, recording its steps to solve.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._checks import as_rng, finite_float, positive_int
-from .stacked import stack_accuracy, train_arms
+from ._checks import as_int_list, as_rng, finite_float, positive_int
+from .stacked import median_steps_to_solve, stack_accuracy, train_arms
 from .train import TrainConfig
 
 
@@ -135,11 +139,86 @@ class AgreementResult:
     accuracy: np.ndarray  #: (n_arms, n_distances, n_attractor_counts, n_seeds); NaN where k > distance
     n_params: dict  #: arm name -> trained numbers per model
     chance: float = 0.5
+    #: With ``stop_when_solved``: (n_arms, n_seeds) the updates after which each model was found to
+    #: solve the held-out solve set (and stopped); ``cap`` where it never did. Else None.
+    steps_to_solve: np.ndarray | None = None
+    #: With ``stop_when_solved``: (n_arms, n_seeds) bool, True where a model was not found solved by
+    #: the cap (its ``steps_to_solve`` is then the cap, a lower bound). Else None.
+    censored: np.ndarray | None = None
+    cap: int | None = None  #: the most updates a model got with ``stop_when_solved``; else None
+
+    def _stopping(self) -> None:
+        if self.steps_to_solve is None:
+            raise ValueError("this result has no steps to solve: run agreement_experiment with stop_when_solved=True")
+
+    def median_steps_to_solve(self) -> np.ndarray:
+        """(n_arms,): median updates to solve among the seeds solved by the cap (NaN where none
+        was); the censored seeds are counted by :meth:`n_censored`.
+
+        Raises ``ValueError`` for a result of ``agreement_experiment`` without ``stop_when_solved``.
+        """
+        self._stopping()
+        return median_steps_to_solve(self.steps_to_solve, ~self.censored)
+
+    def n_censored(self) -> np.ndarray:
+        """(n_arms,): seeds not found solved by the cap.
+
+        Raises ``ValueError`` for a result of ``agreement_experiment`` without ``stop_when_solved``.
+        """
+        self._stopping()
+        return self.censored.sum(axis=-1)
+
+
+def solve_set(task: AgreementTask, train_distances=(1, 20), n_per_distance: int = 64, seed: int = 3000,
+              attractors=None):
+    """Held-out sequences at the training distances, one batch per distance (and attractor count).
+
+    Without ``attractors``, sequences of the training distribution: for each distance ``d`` of
+    ``train_distances`` (inclusive) a batch of ``n_per_distance`` training-style sequences (nouns
+    of either number with probability ``p_noun``) with one prefix length drawn uniformly from
+    ``0 .. max_prefix``, as a training batch has. With ``attractors`` (counts ``k``), sequences
+    built as the tests are (:meth:`AgreementTask.sample` with ``attractors=k``: a full prefix of
+    other-number nouns, exactly ``k`` attractors), one batch per distance and count ``k <= d``,
+    still only at the training distances. All come from ``np.random.default_rng([seed, low,
+    high])`` (the test sets use seed 2000 and their own distances). The list is the ``solve`` of
+    :func:`seqmodels.stacked.train_arms` (the batches differ in length).
+
+    Raises
+    ------
+    ValueError
+        ``task`` not an :class:`AgreementTask`, bad ``train_distances``, ``n_per_distance`` not an
+        integer >= 1, ``seed`` not an integer >= 0, or ``attractors`` not None or a non-empty list
+        of integers >= 0.
+
+    >>> batches = solve_set(AgreementTask(), (1, 3), 5)
+    >>> len(batches), batches[0][0].shape[1:], batches[0][1].shape
+    (3, (5, 14), (5,))
+    >>> [xs.shape[0] for xs, _ in solve_set(AgreementTask(), (1, 3), 5, attractors=(0, 2))]  # 6 + d + 3
+    [10, 11, 11, 12, 12]
+    """
+    if not isinstance(task, AgreementTask):
+        raise ValueError(f"task must be an AgreementTask, got {type(task).__name__}")
+    lo, hi = _distance_range(train_distances)
+    n = positive_int("n_per_distance", n_per_distance)
+    rng = np.random.default_rng([positive_int("seed", seed, minimum=0), lo, hi])
+    if attractors is None:
+        return [task.sample(rng, n, d, prefix=int(rng.integers(0, task.max_prefix + 1))) for d in range(lo, hi + 1)]
+    counts = as_int_list("attractors", attractors, minimum=0)
+    return [task.sample(rng, n, d, attractors=k) for d in range(lo, hi + 1) for k in counts if k <= d]
+
+
+def _distance_range(train_distances) -> tuple[int, int]:
+    lo, hi = (positive_int("train_distances", d) for d in train_distances)
+    if lo > hi:
+        raise ValueError(f"train_distances must be (low, high) with low <= high, got {train_distances}")
+    return lo, hi
 
 
 def agreement_experiment(arms, distances, attractors=(0, 1, 2), seeds=range(10),
                          task: AgreementTask = AgreementTask(), train_distances=(1, 20),
-                         config: TrainConfig = TrainConfig(steps=300), n_test: int = 400) -> AgreementResult:
+                         config: TrainConfig = TrainConfig(steps=300), n_test: int = 400, *,
+                         stop_when_solved: bool = False, cap: int = 2000, check_every: int = 25,
+                         solved_at: float = 0.95, n_solve: int = 64, solve_attractors=None) -> AgreementResult:
     """Train every arm from every seed on mixed distances, then test at each distance and attractor count.
 
     Each training batch has one distance drawn uniformly from ``train_distances`` (inclusive), so
@@ -147,24 +226,45 @@ def agreement_experiment(arms, distances, attractors=(0, 1, 2), seeds=range(10),
     (:func:`seqmodels.stacked.train_arms`). Test sets are seeded by distance and attractor count and
     are the same for every arm.
 
+    With ``stop_when_solved`` the models train to a stopping rule instead of ``config.steps``
+    updates: up to ``cap``, each stopping once it answers at least ``solved_at`` of a held-out
+    set correctly (:func:`solve_set` with ``n_solve`` sequences per training distance, from its
+    own generator; the test sets are not used), checked every ``check_every`` updates. The held-out
+    set is of the training distribution, or with ``solve_attractors`` (attractor counts) built as
+    the tests are but at the training distances only: a stricter rule, since the training
+    distribution seldom puts nouns of the other number in the way. The tests then measure each
+    model where it stopped, and the result holds ``steps_to_solve``, ``censored`` and ``cap``. By
+    default nothing changes.
+
     Raises
     ------
     ValueError
-        bad ``train_distances`` or sizes (see :func:`seqmodels.stacked.train_arms`).
+        bad ``train_distances`` or sizes (see :func:`seqmodels.stacked.train_arms`),
+        ``stop_when_solved`` not a bool, ``cap``, ``check_every`` or ``n_solve`` not integers >= 1,
+        ``solved_at`` not in (0, 1], or ``solve_attractors`` neither None nor integers >= 0.
     """
-    lo, hi = (positive_int("train_distances", d) for d in train_distances)
-    if lo > hi:
-        raise ValueError(f"train_distances must be (low, high) with low <= high, got {train_distances}")
+    lo, hi = _distance_range(train_distances)
     distances = np.asarray([positive_int("distances", int(d), minimum=0) for d in distances])
     attractors = tuple(positive_int("attractors", int(k), minimum=0) for k in attractors)
     seeds = tuple(int(s) for s in seeds)
     arms = list(arms)
+    if not isinstance(stop_when_solved, (bool, np.bool_)):
+        raise ValueError(f"stop_when_solved must be True or False, got {stop_when_solved!r}")
+    cap, check_every = positive_int("cap", cap), positive_int("check_every", check_every)
+    solved_at = finite_float("solved_at", solved_at, low=0, high=1, low_open=True)
+    n_solve = positive_int("n_solve", n_solve)
+    if solve_attractors is not None:
+        solve_attractors = tuple(as_int_list("solve_attractors", solve_attractors, minimum=0))
 
     def sample(rng, n):
         distance = int(rng.integers(lo, hi + 1))
         return task.sample(rng, n, distance, prefix=int(rng.integers(0, task.max_prefix + 1)))
 
-    runs = train_arms(arms, sample, task.d_in, 2, seeds, config)
+    if stop_when_solved:
+        runs = train_arms(arms, sample, task.d_in, 2, seeds, replace(config, steps=cap),
+                          solve=solve_set(task, (lo, hi), n_solve, attractors=solve_attractors), solved_at=solved_at, check_every=check_every)
+    else:
+        runs = train_arms(arms, sample, task.d_in, 2, seeds, config)
     acc = np.full((len(arms), len(distances), len(attractors), len(seeds)), np.nan)
     for j, d in enumerate(distances):
         for m, k in enumerate(attractors):
@@ -173,5 +273,9 @@ def agreement_experiment(arms, distances, attractors=(0, 1, 2), seeds=range(10),
             xs, y = task.sample(np.random.default_rng([2000, int(d), k]), n_test, int(d), attractors=k)
             for i, arm in enumerate(arms):
                 acc[i, j, m] = stack_accuracy(runs[arm.name], xs, y)
+    stopping = {}
+    if stop_when_solved:
+        stopping = dict(steps_to_solve=np.array([runs[a.name].steps_to_solve for a in arms]),
+                        censored=~np.array([runs[a.name].solved for a in arms]), cap=cap)
     return AgreementResult(tuple(a.name for a in arms), distances, attractors, seeds, acc,
-                           {a.name: a.n_params(task.d_in, 2) for a in arms})
+                           {a.name: a.n_params(task.d_in, 2) for a in arms}, **stopping)

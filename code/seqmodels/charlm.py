@@ -354,8 +354,12 @@ class CharLMResult:
     losses : ndarray of shape (steps,), training loss of each chunk in bits per character
     grad_norms : ndarray of shape (steps,), gradient norm before clipping
     eval_steps, eval_bpc : held-out bits per character (on the first ``eval_chars`` held-out
-        characters) after the listed numbers of steps, step 0 included
+        characters) after the listed numbers of steps, step 0 included: the held-out curve
     seconds : wall-clock training time
+    stopped_at : with ``patience``, the step count after which the patience rule stopped training
+        (``losses`` then has that many entries); None if training ran all ``config.steps``
+    kept_best : whether ``params`` are the weights of the best evaluation, after
+        :attr:`best_step` steps (``keep_best=True``), rather than the last ones
     """
 
     params: dict
@@ -365,26 +369,48 @@ class CharLMResult:
     eval_bpc: np.ndarray
     seconds: float
     config: CharLMConfig = field(default_factory=CharLMConfig)
+    stopped_at: int | None = None
+    kept_best: bool = False
 
     @property
     def n_params(self) -> int:
         return int(sum(p.size for p in self.params.values()))
 
+    @property
+    def best_step(self) -> int:
+        """Steps after which the held-out bits per character were lowest (the first such evaluation)."""
+        return int(self.eval_steps[int(np.argmin(self.eval_bpc))])
 
-def train_charlm(train_ids, held_out_ids, config: CharLMConfig = CharLMConfig()) -> CharLMResult:
+
+def train_charlm(train_ids, held_out_ids, config: CharLMConfig = CharLMConfig(), *,
+                 patience: int | None = None, keep_best: bool = False) -> CharLMResult:
     """Train a character RNN language model with truncated BPTT, clipping and Adam.
 
     The training ids are cut into ``config.batch`` contiguous streams; step ``s`` reads chunk
     ``s`` of every stream (wrapping round at the end) from the state the previous chunk left.
 
+    Held-out bits per character are measured at step 0 and every ``config.eval_every`` steps.
+    With ``patience`` training stops early, after the evaluation that makes ``patience``
+    evaluations in a row without a new lowest held-out bpc (an improvement is any decrease below
+    the lowest so far); ``config.steps`` is then the cap, and the result records where it
+    stopped (``stopped_at``) beside the curve (``eval_steps``, ``eval_bpc``). With ``keep_best``
+    the result's ``params`` are the weights of the lowest held-out bpc (``best_step``) instead of
+    the last ones, so with patience they are ``patience * eval_every`` steps older than where it
+    stopped. The defaults train the full ``config.steps`` and return the last weights.
+
     Raises
     ------
     ValueError
-        ids out of range or too short for one chunk per stream (or no held-out id), or ``config``
-        that is not a :class:`CharLMConfig`.
+        ids out of range or too short for one chunk per stream (or no held-out id), ``config``
+        that is not a :class:`CharLMConfig`, ``patience`` neither None nor an integer >= 1, or
+        ``keep_best`` not a bool.
     """
     if not isinstance(config, CharLMConfig):
         raise ValueError(f"config must be a CharLMConfig, got {type(config).__name__}")
+    if patience is not None:
+        patience = positive_int("patience", patience)
+    if not isinstance(keep_best, (bool, np.bool_)):
+        raise ValueError(f"keep_best must be True or False, got {keep_best!r}")
     cfg = config
     V = len(ALPHABET)
     train = as_ids("train_ids", train_ids, V, ndims=(1,), what="character ids")
@@ -402,6 +428,8 @@ def train_charlm(train_ids, held_out_ids, config: CharLMConfig = CharLMConfig())
     h = np.zeros((cfg.batch, cfg.d_hidden))
     held_eval = held[:cfg.eval_chars]
     losses, norms, eval_steps, eval_bpc = [], [], [0], [bits_per_char(params, held_eval)]
+    best_bpc, since_best, stopped_at = eval_bpc[0], 0, None
+    best_params = {k: v.copy() for k, v in params.items()} if keep_best else None
     start = time.perf_counter()
     for step in range(cfg.steps):
         c = step % n_chunks
@@ -416,9 +444,18 @@ def train_charlm(train_ids, held_out_ids, config: CharLMConfig = CharLMConfig())
         if (step + 1) % cfg.eval_every == 0 or step + 1 == cfg.steps:
             eval_steps.append(step + 1)
             eval_bpc.append(bits_per_char(params, held_eval))
+            if eval_bpc[-1] < best_bpc:
+                best_bpc, since_best = eval_bpc[-1], 0
+                if keep_best:
+                    best_params = {k: v.copy() for k, v in params.items()}
+            else:
+                since_best += 1
+            if patience is not None and since_best >= patience and step + 1 < cfg.steps:
+                stopped_at = step + 1
+                break
     seconds = time.perf_counter() - start
-    return CharLMResult(params, np.array(losses), np.array(norms), np.array(eval_steps),
-                        np.array(eval_bpc), seconds, cfg)
+    return CharLMResult(best_params if keep_best else params, np.array(losses), np.array(norms),
+                        np.array(eval_steps), np.array(eval_bpc), seconds, cfg, stopped_at, bool(keep_best))
 
 
 def sample(params, prefix: str, n: int, temperature: float, rng) -> str:

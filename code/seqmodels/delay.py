@@ -15,7 +15,9 @@ beats chance only by carrying the key through ``delay`` steps.
 (:data:`DELAY_CONFIG`) at several delays, from several seeds, and measures their test accuracy.
 :func:`arms_experiment` is the controlled version: the arms of :data:`DELAY_ARMS` (RNN, a
 parameter-matched RNN, the LSTM at four forget biases, the GRU), ten seeds each, trained as stacked
-models on the same batches, with the test accuracy recorded after several training budgets.
+models on the same batches, with the test accuracy recorded after several training budgets, or
+(``stop_when_solved=True``) each trained until it solves a held-out batch or reaches a cap, with
+its steps to solve recorded (:meth:`ArmsResult.median_steps_to_solve`, :meth:`ArmsResult.n_censored`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_int_list, as_rng, finite_float, one_of, positive_int
-from .stacked import Arm, train_arms
+from .stacked import Arm, median_steps_to_solve, train_arms
 from .train import Recurrence, TrainConfig, Trained, accuracy, lstm_cell, rnn_cell, train_classifier
 from .tables import Column, Table, result_table
 
@@ -263,6 +265,13 @@ class ArmsResult:
     n_params: dict  #: arm name -> trained numbers per model (recurrent layer and read-out)
     chance: float
     solved_at: float = 0.95  #: a run with at least this test accuracy counts as solved
+    #: With ``stop_when_solved``: (n_arms, n_delays, n_seeds) the updates after which each model was
+    #: found to solve its held-out solve batch (and stopped); ``cap`` where it never did. Else None.
+    steps_to_solve: np.ndarray | None = None
+    #: With ``stop_when_solved``: (n_arms, n_delays, n_seeds) bool, True where a model was not found
+    #: solved by the cap (its ``steps_to_solve`` is then the cap, a lower bound). Else None.
+    censored: np.ndarray | None = None
+    cap: int | None = None  #: the most updates a model got with ``stop_when_solved``; else None
 
     @classmethod
     def combine(cls, parts) -> "ArmsResult":
@@ -271,7 +280,7 @@ class ArmsResult:
         Raises
         ------
         ValueError
-            no parts, or parts whose arms, seeds or budgets differ.
+            no parts, or parts whose arms, seeds, budgets, ``solved_at`` or stopping rule differ.
         """
         parts = list(parts)
         if not parts:
@@ -280,9 +289,16 @@ class ArmsResult:
         for p in parts[1:]:
             if p.arms != first.arms or p.seeds != first.seeds or p.budgets != first.budgets:
                 raise ValueError("parts must share arms, seeds and budgets")
+            if p.cap != first.cap or p.solved_at != first.solved_at:
+                raise ValueError("parts must share solved_at and the stopping rule's cap "
+                                 "(all with stop_when_solved and one cap, or all without)")
+        stopping = {}
+        if first.cap is not None:
+            stopping = {"steps_to_solve": np.concatenate([p.steps_to_solve for p in parts], axis=1),
+                        "censored": np.concatenate([p.censored for p in parts], axis=1), "cap": first.cap}
         return cls(first.arms, np.concatenate([p.delays for p in parts]), first.budgets, first.seeds,
                    np.concatenate([p.accuracy for p in parts], axis=1), {k: v for p in parts for k, v in p.runs.items()},
-                   first.n_params, first.chance, first.solved_at)
+                   first.n_params, first.chance, first.solved_at, **stopping)
 
     def index(self, name: str) -> int:
         """Position of the arm called ``name``; raises ``KeyError`` if there is none."""
@@ -327,10 +343,51 @@ class ArmsResult:
         columns = [Column("arm")] + [Column(f"delay {d}: solved (95% interval)") for d in self.delays]
         return result_table(rows, columns)
 
+    def _stopping(self) -> None:
+        if self.steps_to_solve is None:
+            raise ValueError("this result has no steps to solve: run arms_experiment with stop_when_solved=True")
+
+    def median_steps_to_solve(self) -> np.ndarray:
+        """(n_arms, n_delays): median updates to solve among the seeds solved by the cap (NaN where
+        none was); the censored seeds are counted by :meth:`n_censored`.
+
+        Raises ``ValueError`` for a result of ``arms_experiment`` without ``stop_when_solved``.
+        """
+        self._stopping()
+        return median_steps_to_solve(self.steps_to_solve, ~self.censored)
+
+    def n_censored(self) -> np.ndarray:
+        """(n_arms, n_delays): seeds not found solved by the cap.
+
+        Raises ``ValueError`` for a result of ``arms_experiment`` without ``stop_when_solved``.
+        """
+        self._stopping()
+        return self.censored.sum(axis=-1)
+
+    def steps_table(self) -> Table:
+        """One row per arm: at each delay, the seeds found solved by the cap (on the held-out solve
+        batch) and their median updates to solve (shown as an HTML table in the book).
+
+        Raises ``ValueError`` for a result of ``arms_experiment`` without ``stop_when_solved``.
+        """
+        self._stopping()
+        n = len(self.seeds)
+        median, censored = self.median_steps_to_solve(), self.n_censored()
+        columns = [Column("arm")]
+        for d in self.delays:
+            columns += [Column(f"delay {d}: solved by step {self.cap:,}"),
+                        Column(f"delay {d}: median steps to solve", fmt=",.0f")]
+        rows = [[arm.name] + [value for j in range(len(self.delays))
+                              for value in (f"{n - censored[i, j]} of {n}",
+                                            None if np.isnan(median[i, j]) else float(median[i, j]))]
+                for i, arm in enumerate(self.arms)]
+        return result_table(rows, columns)
+
 
 def arms_experiment(delays, arms=DELAY_ARMS, seeds=range(10), budgets=(100, 200, 300),
                     task: DelayTask = DelayTask(), config: TrainConfig = DELAY_CONFIG,
-                    n_test: int = 500) -> ArmsResult:
+                    n_test: int = 500, *, stop_when_solved: bool = False, cap: int = 2000,
+                    check_every: int = 25, solved_at: float = 0.95, n_solve: int = 500) -> ArmsResult:
     """Train every arm from every seed at every delay on the same batches; test after each budget.
 
     At each delay all arms and seeds are trained together by :func:`seqmodels.stacked.train_arms`
@@ -338,24 +395,51 @@ def arms_experiment(delays, arms=DELAY_ARMS, seeds=range(10), budgets=(100, 200,
     delay, for ``max(budgets)`` steps with ``config``'s batch, learning rate, clipping and early
     stop; every model answers the same ``n_test`` test sequences after each budget.
 
+    With ``stop_when_solved`` the models train to a stopping rule instead: up to ``cap`` updates,
+    each stopping once it answers at least ``solved_at`` of ``n_solve`` held-out sequences (drawn
+    at each delay from their own generator, ``default_rng([3000, delay])``; the test set's is
+    ``default_rng([1000, delay])``) correctly, checked every ``check_every`` updates
+    (:func:`seqmodels.stacked.train_arms` with ``solve``); ``config.stop_loss`` still applies and
+    ``config.steps`` is not used. The test accuracy is recorded after each budget and after the
+    cap, which is appended to ``budgets`` (so :meth:`ArmsResult.final` is the accuracy where each
+    model stopped), and the result holds ``steps_to_solve``, ``censored`` and ``cap``. By default
+    the experiment is the fixed budget, unchanged.
+
     Raises
     ------
     ValueError
-        empty ``delays`` or ``budgets``, a budget above ``config.steps``, or bad arms or seeds.
+        empty ``delays`` or ``budgets``, a budget above ``config.steps`` (above ``cap`` with
+        ``stop_when_solved``), bad arms or seeds, ``stop_when_solved`` not a bool, or ``cap``,
+        ``check_every``, ``n_solve`` not integers >= 1 or ``solved_at`` not in (0, 1].
 
     >>> r = arms_experiment([2], arms=DELAY_ARMS[:1], seeds=(0, 1), budgets=(5, 10),
     ...                     config=TrainConfig(steps=10), n_test=50)
     >>> r.accuracy.shape, r.n_params["RNN"]
     ((1, 1, 2, 2), 484)
+    >>> r = arms_experiment([2], arms=DELAY_ARMS[4:5], seeds=(0, 1), budgets=(50,), n_test=50,
+    ...                     stop_when_solved=True, cap=400, n_solve=100)
+    >>> r.budgets, r.accuracy.shape, r.steps_to_solve.shape, r.n_censored()
+    ((50, 400), (1, 1, 2, 2), (1, 1, 2), array([[0]]))
     """
     delays = np.asarray([positive_int("delays", int(d), minimum=0) for d in delays])
     budgets = tuple(sorted(positive_int("budgets", b) for b in budgets))
     if delays.size == 0 or not budgets:
         raise ValueError("delays and budgets must each hold at least one value")
-    if budgets[-1] > config.steps:
+    if not isinstance(stop_when_solved, (bool, np.bool_)):
+        raise ValueError(f"stop_when_solved must be True or False, got {stop_when_solved!r}")
+    solved_at = finite_float("solved_at", solved_at, low=0, high=1, low_open=True)
+    cap, n_solve = positive_int("cap", cap), positive_int("n_solve", n_solve)
+    check_every = positive_int("check_every", check_every)
+    if stop_when_solved:
+        if budgets[-1] > cap:
+            raise ValueError(f"budgets must be <= cap = {cap} with stop_when_solved, got {budgets[-1]}")
+        budgets = tuple(sorted(set(budgets) | {cap}))
+    elif budgets[-1] > config.steps:
         raise ValueError(f"budgets must be <= config.steps = {config.steps}, got {budgets[-1]}")
     arms, seeds = tuple(arms), tuple(int(s) for s in seeds)
     acc = np.empty((len(arms), len(delays), len(budgets), len(seeds)))
+    steps = np.empty((len(arms), len(delays), len(seeds)), dtype=int)
+    censored = np.empty((len(arms), len(delays), len(seeds)), dtype=bool)
     runs = {}
     for j, delay in enumerate(int(d) for d in delays):
         test = task.sample(np.random.default_rng([1000, delay]), n_test, delay)
@@ -363,10 +447,19 @@ def arms_experiment(delays, arms=DELAY_ARMS, seeds=range(10), budgets=(100, 200,
         def sample(rng, n, delay=delay):
             return task.sample(rng, n, delay)
 
+        rule = {}
+        if stop_when_solved:
+            rule = dict(solve=task.sample(np.random.default_rng([3000, delay]), n_solve, delay),
+                        solved_at=solved_at, check_every=check_every)
         runs[delay] = train_arms(arms, sample, task.d_in, task.n_symbols, seeds, replace(config, steps=budgets[-1]),
-                                 data_seed=delay, test=test, checkpoints=budgets)
+                                 data_seed=delay, test=test, checkpoints=budgets, **rule)
         for i, arm in enumerate(arms):
+            run = runs[delay][arm.name]
             for m, b in enumerate(budgets):
-                acc[i, j, m] = runs[delay][arm.name].checkpoint_accuracy[b]
+                acc[i, j, m] = run.checkpoint_accuracy[b]
+            if stop_when_solved:
+                steps[i, j], censored[i, j] = run.steps_to_solve, ~run.solved
+    stopping = dict(steps_to_solve=steps, censored=censored, cap=cap) if stop_when_solved else {}
     return ArmsResult(arms, delays, budgets, seeds, acc, runs,
-                      {a.name: a.n_params(task.d_in, task.n_symbols) for a in arms}, 1.0 / task.n_symbols)
+                      {a.name: a.n_params(task.d_in, task.n_symbols) for a in arms}, 1.0 / task.n_symbols,
+                      solved_at, **stopping)

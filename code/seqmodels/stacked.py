@@ -201,10 +201,18 @@ class StackRun:
     losses: np.ndarray  #: (steps, S) training loss of each batch (NaN after a model stopped)
     steps_taken: np.ndarray  #: (S,) updates each model made before its early stop (or the budget)
     checkpoint_accuracy: dict  #: step count -> (S,) test accuracy after that many steps
+    #: (S,) with ``solve``: the updates after which each model was found to solve the held-out
+    #: batch (and stopped); ``config.steps`` (the cap) for a model that never did (censored).
+    #: None without ``solve``.
+    steps_to_solve: np.ndarray | None = None
+    #: (S,) bool with ``solve``: whether the model was found solved by the cap (False: censored at
+    #: ``config.steps``). None without ``solve``.
+    solved: np.ndarray | None = None
 
 
 def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConfig = TrainConfig(),
-               data_seed: int = 0, dtype=np.float64, test=None, checkpoints=()) -> dict[str, StackRun]:
+               data_seed: int = 0, dtype=np.float64, test=None, checkpoints=(), solve=None,
+               solved_at: float = 0.95, check_every: int = 25) -> dict[str, StackRun]:
     """Train every arm from every seed with one budget, on one stream of batches.
 
     Arms of the same kind and width are stacked with their seeds into one model, so one Python loop
@@ -219,6 +227,17 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
     every model's test accuracy is also recorded after each step count in ``checkpoints`` (a
     stopped model keeps its final accuracy), so one run answers several training budgets.
 
+    Stopping when solved. With ``solve`` (a held-out batch ``(xs, labels)``, or a list of such
+    pairs whose sequences may differ in length; keep it apart from any ``test`` set reported on),
+    ``config.steps`` is a cap: after every ``check_every`` updates, and after the last, each model
+    still training answers ``solve``, and a model whose accuracy over all its sequences is at least
+    ``solved_at`` stops there (its weights are frozen, as after the loss-based stop). A model the
+    loss-based stop freezes is measured on ``solve`` at that step. Each run then records
+    ``steps_to_solve``, the updates after which it was found solved (a multiple of ``check_every``,
+    the cap, or the step of its loss-based stop), and ``solved``; a model never found solved is
+    censored: ``steps_to_solve = config.steps`` and ``solved = False``. Without ``solve`` (the
+    default) nothing is measured and the training is exactly what it is with no stopping rule.
+
     Returns
     -------
     dict from arm name to :class:`StackRun`
@@ -226,7 +245,10 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
     Raises
     ------
     ValueError
-        no arms, two arms with one name, no seeds, or a bad size.
+        no arms, two arms with one name, no seeds, or a bad size; ``solve`` not ``(xs, labels)`` (or
+        a non-empty list of them) with ``xs`` finite of shape (T, n, ``d_in``) and ``labels``
+        integers in ``[0, n_classes)`` of shape (n,); ``solved_at`` not a number in (0, 1];
+        ``check_every`` not an integer >= 1.
 
     >>> from seqmodels.delay import DelayTask
     >>> task = DelayTask()
@@ -234,6 +256,15 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
     ...                   task.d_in, task.n_symbols, seeds=(0, 1), config=TrainConfig(steps=5))
     >>> runs["LSTM"].params["W"].shape, runs["LSTM"].losses.shape
     ((2, 32, 17), (5, 2))
+
+    With a held-out batch to solve, ``config.steps`` is only the cap:
+
+    >>> held_out = task.sample(np.random.default_rng(5), 200, 2)
+    >>> runs = train_arms([Arm("LSTM", "lstm", 8, 3.0)], lambda rng, n: task.sample(rng, n, 2),
+    ...                   task.d_in, task.n_symbols, seeds=(0, 1), config=TrainConfig(steps=500),
+    ...                   solve=held_out, check_every=25)
+    >>> runs["LSTM"].solved, runs["LSTM"].steps_to_solve % 25, runs["LSTM"].steps_taken < 500
+    (array([ True,  True]), array([0, 0]), array([ True,  True]))
     """
     arms = list(arms)
     seeds = tuple(int(s) for s in seeds)
@@ -243,12 +274,15 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
         raise ValueError(f"arms must have distinct names, got {[a.name for a in arms]}")
     if not seeds:
         raise ValueError("seeds must hold at least one seed, got none")
+    solved_at = finite_float("solved_at", solved_at, low=0, high=1, low_open=True)
+    check_every = positive_int("check_every", check_every)
     groups: dict[tuple[str, int], list[Arm]] = {}
     for arm in arms:
         groups.setdefault((arm.kind, arm.d_hidden), []).append(arm)
     dtype = np.dtype(dtype)
     if dtype not in (np.float32, np.float64):
         raise ValueError(f"dtype must be float32 or float64, got {dtype}")
+    solve_sets = None if solve is None else _solve_batches(solve, d_in, n_classes, dtype)
     stacks = {key: {k: np.concatenate([init_stack(a, d_in, n_classes, seeds)[k] for a in members]).astype(dtype)
                     for k in init_stack(members[0], d_in, n_classes, seeds[:1])}
               for key, members in groups.items()}
@@ -257,6 +291,8 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
     losses = {key: np.full((config.steps, n), np.nan) for key, n in n_models.items()}
     active = {key: np.ones(n, dtype=bool) for key, n in n_models.items()}
     taken = {key: np.full(n, config.steps) for key, n in n_models.items()}
+    to_solve = {key: np.full(n, config.steps) for key, n in n_models.items()}  # censored at the cap
+    solved = {key: np.zeros(n, dtype=bool) for key, n in n_models.items()}
     data_rng = np.random.default_rng([data_seed, 1])
     checkpoints = sorted({positive_int("checkpoints", c) for c in checkpoints})
     if checkpoints and test is None:
@@ -305,11 +341,27 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
                 opts[key].step(params, grads)
                 for k, v in params.items():
                     v[~active[key]] = frozen[k]
+                stopped_by_loss = None
                 if step >= 9 and config.stop_loss > 0:
                     recent = losses[key][step - 9:step + 1].mean(axis=0)  # NaN for stopped models
                     done = active[key] & (recent < config.stop_loss)
                     taken[key][done] = step + 1
                     active[key] &= ~done
+                    stopped_by_loss = done
+                if solve_sets is not None:
+                    after = step + 1
+                    due = after % check_every == 0 or after == config.steps
+                    ask = active[key] if due else np.zeros(n_models[key], dtype=bool)
+                    if stopped_by_loss is not None:
+                        ask = ask | stopped_by_loss  # frozen now: measured once, at this step
+                    which = np.flatnonzero(ask)
+                    if which.size:
+                        acc = _solve_accuracy(key[0], {k: v[which] for k, v in params.items()}, solve_sets)
+                        hit = which[acc >= solved_at]
+                        solved[key][hit] = True
+                        to_solve[key][hit] = after
+                        taken[key][hit] = after  # (the loss-based stop, if it froze one, says the same)
+                        active[key][hit] = False
         if config.steps in checkpoints:
             record(config.steps)
     out = {}
@@ -317,9 +369,11 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
         S = len(seeds)
         for j, arm in enumerate(members):
             part = slice(j * S, (j + 1) * S)
+            extra = {} if solve_sets is None else {"steps_to_solve": to_solve[key][part].copy(),
+                                                   "solved": solved[key][part].copy()}
             out[arm.name] = StackRun(arm, seeds, {k: v[part].copy() for k, v in stacks[key].items()},
                                      losses[key][:, part], taken[key][part],
-                                     {c: a[part] for c, a in at[key].items()})
+                                     {c: a[part] for c, a in at[key].items()}, **extra)
     return {arm.name: out[arm.name] for arm in arms}
 
 
@@ -337,3 +391,71 @@ def stack_accuracy(run: StackRun, xs, labels) -> np.ndarray:
     with threadpool_limits(limits=1, user_api="blas"):
         xs = np.asarray(xs, dtype=run.params["b_out"].dtype)
         return (stack_logits(run.arm.kind, run.params, xs).argmax(axis=-1) == labels).mean(axis=1)
+
+
+def median_steps_to_solve(steps_to_solve, solved, axis: int = -1) -> np.ndarray:
+    """Median of ``steps_to_solve`` over ``axis`` among the entries ``solved``; NaN where none is.
+
+    The censored entries (not ``solved``, their steps the cap) are left out, so the median describes
+    the solvers only; report it beside how many were censored (``(~solved).sum(axis)``).
+
+    Raises
+    ------
+    ValueError
+        ``steps_to_solve`` not a finite numeric array, ``solved`` not a bool array of its shape, or
+        ``axis`` not an axis of them.
+
+    >>> median_steps_to_solve([[50, 2000, 75], [2000, 2000, 2000]], [[True, False, True], [False, False, False]])
+    array([62.5,  nan])
+    """
+    steps = np.asarray(steps_to_solve)
+    ok = np.asarray(solved)
+    if steps.dtype.kind not in "iuf" or steps.ndim == 0 or not np.isfinite(steps).all():
+        raise ValueError(f"steps_to_solve must be a finite numeric array with at least one axis, "
+                         f"got dtype {steps.dtype}, shape {steps.shape}")
+    if ok.dtype != bool or ok.shape != steps.shape:
+        raise ValueError(f"solved must be a bool array of the shape of steps_to_solve {steps.shape}, "
+                         f"got dtype {ok.dtype}, shape {ok.shape}")
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)) \
+            or not -steps.ndim <= axis < steps.ndim:
+        raise ValueError(f"axis must be an integer axis of an array of {steps.ndim} dimensions, got {axis!r}")
+    steps = np.moveaxis(steps, axis, -1).astype(np.float64)
+    ok = np.moveaxis(ok, axis, -1)
+    flat, mask = steps.reshape(-1, steps.shape[-1]), ok.reshape(-1, ok.shape[-1])
+    out = np.array([np.median(row[m]) if m.any() else np.nan for row, m in zip(flat, mask)])
+    return out.reshape(steps.shape[:-1])
+
+
+def _solve_batches(solve, d_in: int, n_classes: int, dtype) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``solve`` of :func:`train_arms` checked, as a list of ``(xs in dtype, int labels)`` pairs."""
+    if isinstance(solve, tuple):
+        pairs, names = [solve], ["solve"]
+    elif isinstance(solve, list) and solve:
+        pairs, names = solve, [f"solve[{i}]" for i in range(len(solve))]
+    else:
+        raise ValueError(f"solve must be a held-out batch (xs, labels) or a non-empty list of them, "
+                         f"got {type(solve).__name__}")
+    d_in, n_classes = positive_int("d_in", d_in), positive_int("n_classes", n_classes)
+    out = []
+    for pair, name in zip(pairs, names):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise ValueError(f"{name} must be a pair (xs, labels), got {type(pair).__name__}")
+        xs = as_float_array(f"{name} xs", pair[0], ndims=(3,))
+        if xs.shape[0] == 0 or xs.shape[1] == 0 or xs.shape[2] != d_in:
+            raise ValueError(f"{name} xs must have shape (T, n, d_in) = (T, n, {d_in}) with T, n >= 1, "
+                             f"got {xs.shape}")
+        labels = np.asarray(pair[1])
+        if labels.dtype.kind not in "iu" or labels.shape != (xs.shape[1],):
+            raise ValueError(f"{name} labels must be integers of shape (n,) = ({xs.shape[1]},), "
+                             f"got dtype {labels.dtype}, shape {labels.shape}")
+        if labels.min() < 0 or labels.max() >= n_classes:
+            raise ValueError(f"{name} labels must be in [0, n_classes) = [0, {n_classes}), "
+                             f"got values from {labels.min()} to {labels.max()}")
+        out.append((xs.astype(dtype), labels.astype(np.int64)))
+    return out
+
+
+def _solve_accuracy(kind: str, params: Params, batches) -> np.ndarray:
+    """(S,) share of all the sequences of ``batches`` each model of the stack ``params`` gets right."""
+    right = sum((stack_logits(kind, params, xs).argmax(axis=-1) == labels).sum(axis=1) for xs, labels in batches)
+    return right / sum(len(labels) for _, labels in batches)
