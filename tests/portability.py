@@ -19,7 +19,11 @@ hold, under each. ``make portability`` runs this script::
    ``repr``), and how many differ as printed on the page (with the format the prose gives them,
    e.g. ``{glue:text}`loss_last:.2f```).
 
-It fails (exit 1) if any chapter raises under any kernel, or fewer than ``--min-kernels`` kernels
+4. Execute once more, on the default kernel, every chapter that reads ``SEQMODELS_DTYPE`` (the
+   precision of its training runs, float32 by default), with ``SEQMODELS_DTYPE=float64``: the
+   precision is another setting whose change every ``assert`` must survive.
+
+It fails (exit 1) if any chapter raises under any kernel or precision, or fewer than ``--min-kernels`` kernels
 besides the default could run. Differences of glued values are reported, not failed: a claim is
 guarded by an ``assert`` in its chapter, which is what must hold everywhere. The report goes to
 ``$SEQMODELS_BUILDDIR/portability/`` (``report.md``, ``report.json``) and to stdout.
@@ -69,12 +73,23 @@ def chapters() -> list[Path]:
                   if "{code-cell}" in (text := p.read_text()) and is_myst_markdown_notebook(text))
 
 
-def kernel_env(kernel: str | None) -> dict[str, str]:
+DTYPE_VARIABLE = "SEQMODELS_DTYPE"
+
+
+def kernel_env(kernel: str | None, dtype: str | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("OPENBLAS_CORETYPE", None)
+    env.pop(DTYPE_VARIABLE, None)
     if kernel is not None:
         env["OPENBLAS_CORETYPE"] = kernel
+    if dtype is not None:
+        env[DTYPE_VARIABLE] = dtype
     return env
+
+
+def dtype_chapters(only: list[str]) -> list[str]:
+    """The chapters whose training precision ``SEQMODELS_DTYPE`` sets."""
+    return [p.stem for p in chapters() if DTYPE_VARIABLE in p.read_text() and (not only or p.stem in only)]
 
 
 def probe(kernel: str | None) -> tuple[str | None, str]:
@@ -169,7 +184,9 @@ def compare(base: dict, other: dict) -> dict:
     stored = printed = total_stored = total_printed = printed_timed = 0
     examples = []
     for chapter, run in base.items():
-        a, b = run["glue"], other.get(chapter, {}).get("glue", {})
+        if chapter not in other:  # a run of some chapters only (the float64 one)
+            continue
+        a, b = run["glue"], other[chapter]["glue"]
         total_stored += len(a)
         stored += sum(a[k] != b.get(k) for k in a)
         for key, spec in printed_forms(chapter):
@@ -188,10 +205,10 @@ def compare(base: dict, other: dict) -> dict:
             "printed_examples": examples}
 
 
-def run_kernel(kernel: str | None, out: Path, only: list[str]) -> dict:
+def run_kernel(kernel: str | None, out: Path, only: list[str], dtype: str | None = None) -> dict:
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, __file__, "--worker", str(out), "--chapters", ",".join(only)],
-                          env=kernel_env(kernel),
+                          env=kernel_env(kernel, dtype),
                           capture_output=True, text=True)
     if proc.returncode != 0 or not out.is_file():
         raise RuntimeError(f"worker for OPENBLAS_CORETYPE={kernel} failed:\n{proc.stderr[-3000:]}")
@@ -233,10 +250,16 @@ def main() -> int:
     outdir = BUILDDIR / "portability"
     outdir.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
+    precision = dtype_chapters(only)
+    dtype_label = f"default ({default_arch}), {DTYPE_VARIABLE}=float64"
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = {label: pool.submit(run_kernel, kernel, outdir / f"{kernel or 'default'}.json", only)
                    for label, kernel in runs.items()}
+        if precision:
+            futures[dtype_label] = pool.submit(run_kernel, None, outdir / "default-float64.json", precision, "float64")
         results = {label: f.result() for label, f in futures.items()}
+    if precision:
+        runs[dtype_label] = None
     wall = time.perf_counter() - start
 
     failures = []
@@ -251,7 +274,7 @@ def main() -> int:
         chapters_run = results[label]["chapters"]
         expected = default_arch if kernel is None else probe(kernel)[0]
         passed = 0
-        for name in names:
+        for name in [n for n in names if n in chapters_run]:
             run = chapters_run[name]
             if run["error"]:
                 failures.append(f"{label}, {name}: {run['error']}")
@@ -261,7 +284,7 @@ def main() -> int:
             else:
                 passed += 1
         c = comparisons[label] = compare(base, chapters_run)
-        lines.append(f"| {label} | {passed}/{len(names)} | {results[label]['wall_s']} | "
+        lines.append(f"| {label} | {passed}/{len(chapters_run)} | {results[label]['wall_s']} | "
                      f"{c['stored_differ']} of {c['stored_total']} | {c['printed_differ']} of {c['printed_total']} | "
                      f"{c['printed_differ_on_timing_pages']} |")
     lines += [""] + [f"- {s}" for s in skipped]

@@ -218,7 +218,8 @@ def agreement_experiment(arms, distances, attractors=(0, 1, 2), seeds=range(10),
                          task: AgreementTask = AgreementTask(), train_distances=(1, 20),
                          config: TrainConfig = TrainConfig(steps=300), n_test: int = 400, *,
                          stop_when_solved: bool = False, cap: int = 2000, check_every: int = 25,
-                         solved_at: float = 0.95, n_solve: int = 64, solve_attractors=None) -> AgreementResult:
+                         solved_at: float = 0.95, n_solve: int = 64, solve_attractors=None,
+                         dtype=np.float64) -> AgreementResult:
     """Train every arm from every seed on mixed distances, then test at each distance and attractor count.
 
     Each training batch has one distance drawn uniformly from ``train_distances`` (inclusive), so
@@ -234,7 +235,8 @@ def agreement_experiment(arms, distances, attractors=(0, 1, 2), seeds=range(10),
     the tests are but at the training distances only: a stricter rule, since the training
     distribution seldom puts nouns of the other number in the way. The tests then measure each
     model where it stopped, and the result holds ``steps_to_solve``, ``censored`` and ``cap``. By
-    default nothing changes.
+    default nothing changes. ``dtype`` (float64 or float32) is the arithmetic's
+    (:func:`seqmodels.stacked.train_arms`).
 
     Raises
     ------
@@ -262,9 +264,10 @@ def agreement_experiment(arms, distances, attractors=(0, 1, 2), seeds=range(10),
 
     if stop_when_solved:
         runs = train_arms(arms, sample, task.d_in, 2, seeds, replace(config, steps=cap),
-                          solve=solve_set(task, (lo, hi), n_solve, attractors=solve_attractors), solved_at=solved_at, check_every=check_every)
+                          solve=solve_set(task, (lo, hi), n_solve, attractors=solve_attractors),
+                          solved_at=solved_at, check_every=check_every, dtype=dtype)
     else:
-        runs = train_arms(arms, sample, task.d_in, 2, seeds, config)
+        runs = train_arms(arms, sample, task.d_in, 2, seeds, config, dtype=dtype)
     acc = np.full((len(arms), len(distances), len(attractors), len(seeds)), np.nan)
     for j, d in enumerate(distances):
         for m, k in enumerate(attractors):

@@ -387,7 +387,8 @@ class ArmsResult:
 def arms_experiment(delays, arms=DELAY_ARMS, seeds=range(10), budgets=(100, 200, 300),
                     task: DelayTask = DelayTask(), config: TrainConfig = DELAY_CONFIG,
                     n_test: int = 500, *, stop_when_solved: bool = False, cap: int = 2000,
-                    check_every: int = 25, solved_at: float = 0.95, n_solve: int = 500) -> ArmsResult:
+                    check_every: int = 25, solved_at: float = 0.95, n_solve: int = 500,
+                    dtype=np.float64) -> ArmsResult:
     """Train every arm from every seed at every delay on the same batches; test after each budget.
 
     At each delay all arms and seeds are trained together by :func:`seqmodels.stacked.train_arms`
@@ -403,7 +404,8 @@ def arms_experiment(delays, arms=DELAY_ARMS, seeds=range(10), budgets=(100, 200,
     ``config.steps`` is not used. The test accuracy is recorded after each budget and after the
     cap, which is appended to ``budgets`` (so :meth:`ArmsResult.final` is the accuracy where each
     model stopped), and the result holds ``steps_to_solve``, ``censored`` and ``cap``. By default
-    the experiment is the fixed budget, unchanged.
+    the experiment is the fixed budget, unchanged. ``dtype`` (float64 or float32) is the
+    arithmetic's (:func:`seqmodels.stacked.train_arms`); float32 costs about half as much.
 
     Raises
     ------
@@ -452,7 +454,7 @@ def arms_experiment(delays, arms=DELAY_ARMS, seeds=range(10), budgets=(100, 200,
             rule = dict(solve=task.sample(np.random.default_rng([3000, delay]), n_solve, delay),
                         solved_at=solved_at, check_every=check_every)
         runs[delay] = train_arms(arms, sample, task.d_in, task.n_symbols, seeds, replace(config, steps=budgets[-1]),
-                                 data_seed=delay, test=test, checkpoints=budgets, **rule)
+                                 data_seed=delay, test=test, checkpoints=budgets, dtype=dtype, **rule)
         for i, arm in enumerate(arms):
             run = runs[delay][arm.name]
             for m, b in enumerate(budgets):
