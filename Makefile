@@ -20,7 +20,7 @@ export JUPYTER_PATH := $(CURDIR)/$(VENV)/share/jupyter
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export SEQMODELS_BUILDDIR := $(abspath $(BUILDDIR))
 
-.PHONY: html test doctest serve clean clean-all venv bench portability
+.PHONY: html test doctest serve clean clean-all venv bench bench-kernels portability
 
 html: $(STAMP)
 	$(SPHINXBUILD)
@@ -74,6 +74,13 @@ clean-all:
 # Build and kernel benchmark: timings as medians of side-by-side runs, page weights; see tests/bench.
 bench: html
 	$(BIN)/python tests/bench/run.py --repeats $(or $(REPEATS),3)
+
+# Only bench's kernel sections (numpy kernels; PyTorch where the Python running them has torch),
+# no build: a minute or two. torch does not belong in .venv: BENCH_PYTHON=/path/to/venv/bin/python
+# runs them from another environment, with this checkout's code/ on PYTHONPATH.
+BENCH_PYTHON ?= $(BIN)/python
+bench-kernels: $(STAMP)
+	PYTHONPATH=$(CURDIR)/code $(BENCH_PYTHON) tests/bench/run.py --kernels-only --repeats $(or $(REPEATS),10)
 
 # Every chapter executed under the machine's default OpenBLAS kernel and three or more others
 # (OPENBLAS_CORETYPE); fails on any error, reports how many glued values differ. See tests/portability.py.

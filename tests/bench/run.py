@@ -9,7 +9,26 @@ are ratios of builds run side by side in this one process tree:
   with execution off) plus the arithmetic of every chapter's cells run in one plain Python process;
 - warm / floor: a rebuild with nothing changed against a build with execution off.
 
+Then the numpy kernels, on one BLAS thread: tokens per second of the readable reference models
+(rnn.py, lstm.py, gru.py) next to the batched kernel recurrent.py (one model, float64 and float32),
+and attention; and, where torch can be imported, the RNN and LSTM against torch.nn.RNN / nn.LSTM
+with the same weights (differences of outputs and gradients, time ratios numpy / PyTorch, one
+thread on both sides, torch default against numpy on one BLAS thread, and both defaults).
+
 Writes ``BUILDDIR/bench/report.md`` and ``report.json`` and prints the markdown table.
+
+Only the kernel sections, in a minute or two, without building anything (``make bench-kernels``)::
+
+    .venv/bin/python tests/bench/run.py --kernels-only [--repeats 10]
+
+writes ``BUILDDIR/bench/kernels.md`` and ``kernels.json`` and prints the markdown. torch is not a
+requirement of the book and must not be installed into .venv; for the PyTorch section run the same
+command from a separate environment with the package's code on the path::
+
+    python3 -m venv /tmp/torchvenv
+    /tmp/torchvenv/bin/pip install torch==2.13.0 numpy==2.4.6 threadpoolctl==3.8.0 matplotlib==3.11.2
+    PYTHONPATH=code /tmp/torchvenv/bin/python tests/bench/run.py --kernels-only
+    # or: make bench-kernels BENCH_PYTHON=/tmp/torchvenv/bin/python
 """
 
 from __future__ import annotations
@@ -170,6 +189,15 @@ def pure_compute(repeats: int) -> dict:
 
 
 # --- kernels --------------------------------------------------------------------------------------
+#: (batch, T, d) of the recurrent rows of :func:`kernels`.
+KERNEL_SHAPES = ((1, 50, 128), (32, 50, 128), (32, 200, 64))
+#: Sequence lengths of the attention rows (d 64).
+ATTENTION_SIZES = (128, 512, 2048)
+#: The kernel's name for each cell of the reference modules.
+KINDS = {"RNN": "rnn", "LSTM": "lstm", "GRU": "gru"}
+DTYPES = ("float64", "float32")
+
+
 def best_of(fn, repeats: int) -> float:
     fn()  # warm-up
     times = []
@@ -180,113 +208,265 @@ def best_of(fn, repeats: int) -> float:
     return min(times)
 
 
-def kernels(repeats: int) -> list[dict]:
-    """Forward and forward+backward of the numpy models, in tokens per second."""
+def best_of_each(fns: dict, repeats: int) -> dict[str, float]:
+    """The fastest of ``repeats`` runs of every function, the runs interleaved (one of each per
+    round), so that a slow spell of a shared machine hits every contestant alike."""
+    for fn in fns.values():
+        fn()  # warm-up
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: min(v) for name, v in times.items()}
+
+
+def blas_threads() -> int:
+    """Threads of numpy's BLAS right now (under threadpoolctl's limits, if any)."""
+    from threadpoolctl import threadpool_info
+
+    return max((i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"), default=1)
+
+
+def _cell_weights(name: str, d: int, rng):
+    """One model's weights in the layout of the kernel, (k d, 2 d) and (k d,), and the reference
+    module's call for forward and forward+backward from zero states."""
     import numpy as np
 
-    from seqmodels import rnn
+    from seqmodels import gru, lstm, rnn
+
+    if name == "RNN":
+        W_h, W_x, b = rnn.init_rnn(d, d, rng, spectral_radius=0.9)
+        return (np.hstack([W_x, W_h]), b,
+                lambda xs, h0: rnn.rnn_forward(xs, h0, W_h, W_x, b),
+                lambda xs, h0, dhs: rnn.rnn_backward(xs, h0, W_h, W_x, b, dhs))
+    if name == "LSTM":
+        W, b = rng.normal(scale=d ** -0.5, size=(4 * d, 2 * d)), np.zeros(4 * d)
+        return (W, b, lambda xs, h0: lstm.lstm_forward(xs, h0, h0, W, b),
+                lambda xs, h0, dhs: lstm.lstm_backward(xs, h0, h0, W, b, dhs))
+    W, b = gru.init_gru(d, d, rng)
+    return (W, b, lambda xs, h0: gru.gru_forward(xs, h0, W, b),
+            lambda xs, h0, dhs: gru.gru_backward(xs, h0, W, b, dhs))
+
+
+def kernels(repeats: int, shapes=KERNEL_SHAPES, attention_sizes=ATTENTION_SIZES) -> list[dict]:
+    """Forward and forward+backward of the numpy models, in tokens per second, on one BLAS thread
+    (as the book's experiments run them).
+
+    For every shape, each readable reference (``RNN forward``, ...) is followed by the batched
+    kernel :mod:`seqmodels.recurrent` computing the same thing for one model (S = 1) in float64 and
+    in float32 (``kernel RNN forward (float32)``, ...; those rows name their ``reference`` row).
+    The kernel's forward returns every state (:meth:`~seqmodels.recurrent.Pass.states`), as the
+    references do, and its backward also the gradient at the inputs (``inputs=True``), as the
+    references' do; its float32 inputs are converted once, outside the timing."""
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    from seqmodels import recurrent
 
     try:
-        from seqmodels import lstm
+        from seqmodels import lstm  # noqa: F401
     except ImportError:  # the benchmark also runs on a book without the LSTM chapter
-        lstm = None
+        cells = ("RNN",)
+    else:
+        cells = tuple(KINDS)
 
     rows = []
     rng = np.random.default_rng(0)
 
-    def measure(kernel: str, shape: str, tokens: int, fn) -> None:
+    def measure(kernel: str, shape: str, tokens: int, fn, **extra) -> None:
         seconds = best_of(fn, repeats)
-        rows.append({"kernel": kernel, "shape": shape, "seconds": seconds, "tokens_per_s": tokens / seconds})
+        rows.append({"kernel": kernel, "shape": shape, "seconds": seconds, "tokens_per_s": tokens / seconds, **extra})
 
-    for batch, T, d in [(1, 50, 128), (32, 50, 128), (32, 200, 64)]:
-        xs, dhs = rng.normal(size=(T, batch, d)), rng.normal(size=(T, batch, d))
-        h0 = np.zeros((batch, d))
-        W_h, W_x, b = rnn.init_rnn(d, d, rng, spectral_radius=0.9)
-        shape = f"batch {batch}, T {T}, d {d}"
-        measure("RNN forward", shape, batch * T, lambda: rnn.rnn_forward(xs, h0, W_h, W_x, b))
-        measure("RNN forward+backward", shape, batch * T, lambda: rnn.rnn_backward(xs, h0, W_h, W_x, b, dhs))
-        if lstm is not None:
-            W, bl = rng.normal(scale=d ** -0.5, size=(4 * d, 2 * d)), np.zeros(4 * d)
-            measure("LSTM forward", shape, batch * T, lambda: lstm.lstm_forward(xs, h0, h0, W, bl))
-            measure("LSTM forward+backward", shape, batch * T, lambda: lstm.lstm_backward(xs, h0, h0, W, bl, dhs))
-    try:
-        from seqmodels import attention
-    except ImportError:
-        return rows
-    d = 64
-    for n in [128, 512, 2048]:
-        X = rng.normal(size=(n, d))
-        Wq, Wk, Wv = (rng.normal(scale=d ** -0.5, size=(d, d)) for _ in range(3))
-        measure("causal self-attention", f"n {n}, d {d}", n,
-                lambda: attention.self_attention(X, Wq, Wk, Wv, causal=True))
+    def kernel_forward(kind, W, b, xs, tag):
+        return lambda: recurrent.forward(kind, W, b, xs, tag=tag).states()
+
+    def kernel_both(kind, W, b, xs, dhs, tag):
+        return lambda: recurrent.backward(recurrent.forward(kind, W, b, xs, tag=tag), dhs=dhs, inputs=True)
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        for batch, T, d in shapes:
+            xs, dhs = rng.normal(size=(T, batch, d)), rng.normal(size=(T, batch, d))
+            h0 = np.zeros((batch, d))
+            shape = f"batch {batch}, T {T}, d {d}"
+            for name in cells:
+                W, b, ref_forward, ref_backward = _cell_weights(name, d, rng)
+                kind = KINDS[name]
+                for mode, ref in (("forward", lambda: ref_forward(xs, h0)),
+                                  ("forward+backward", lambda: ref_backward(xs, h0, dhs))):
+                    measure(f"{name} {mode}", shape, batch * T, ref)
+                    for dt in DTYPES:
+                        Wk, bk = W[None].astype(dt), b[None].astype(dt)
+                        xk, dk = xs.astype(dt), dhs[:, None].astype(dt)
+                        tag = f"bench-{dt}-"
+                        fn = (kernel_forward(kind, Wk, bk, xk, tag) if mode == "forward"
+                              else kernel_both(kind, Wk, bk, xk, dk, tag))
+                        measure(f"kernel {name} {mode} ({dt})", shape, batch * T, fn,
+                                reference=f"{name} {mode}", dtype=dt)
+        try:
+            from seqmodels import attention
+        except ImportError:
+            return rows
+        d = 64
+        for n in attention_sizes:
+            X = rng.normal(size=(n, d))
+            Wq, Wk, Wv = (rng.normal(scale=d ** -0.5, size=(d, d)) for _ in range(3))
+            measure("causal self-attention", f"n {n}, d {d}", n,
+                    lambda: attention.self_attention(X, Wq, Wk, Wv, causal=True))
     return rows
 
 
 # --- reference implementation ---------------------------------------------------------------------
+#: What the issue asks of the kernel: forward+backward within this factor of PyTorch's CPU time.
+TARGET_RATIO = 1.5
+NO_TORCH = "torch is not installed in this Python"
+#: (label, torch threads, numpy BLAS threads) of the PyTorch comparison; None: the library's default.
+THREAD_SETTINGS = (("1 thread", 1, 1), ("torch default, numpy 1", None, 1), ("default threads", None, None))
+
+
 def reference(repeats: int, batch: int = 32, T: int = 50, d: int = 128) -> dict:
-    """The same RNN and LSTM in PyTorch on the CPU, when torch is installed in .venv (it is not a
-    requirement of the book: `.venv/bin/pip install torch==2.13.0`). Both are given the same
-    weights; reported are the largest differences of outputs and gradients and the time ratio
-    numpy / PyTorch for forward and forward+backward."""
+    """The same RNN and LSTM in PyTorch on the CPU (torch.nn.RNN, torch.nn.LSTM), given the same
+    weights, against the readable numpy references (float64) and against the batched kernel
+    :mod:`seqmodels.recurrent` (S = 1) in float64 and float32, each against torch in the same
+    dtype. torch is not a requirement of the book and does not belong in .venv; run this section
+    from a separate environment (see the module docstring).
+
+    Reported per row: the largest differences of outputs (every state) and of gradients (weights,
+    biases, inputs); for float32 rows also torch float32's own distance from torch float64, the
+    size of float32 round-off here; and the time ratios numpy / PyTorch for forward and
+    forward+backward (fastest of ``repeats``, runs interleaved). Both sides compute the same:
+    torch's backward computes the gradient at the inputs, so the kernel is asked for it
+    (``inputs=True``); the forward passes keep what their backward needs (torch records its graph,
+    the kernel keeps every step). Three thread settings (:data:`THREAD_SETTINGS`): one thread on
+    both sides (``torch.set_num_threads(1)``, numpy's BLAS limited by threadpoolctl); torch with its
+    default threads against numpy on one BLAS thread, as the book's experiments run; and both
+    libraries with their defaults. The GRU is not compared: torch's applies the reset gate after the
+    recurrent product, ``r * (W_hn h + b_hn)``, the book's (Cho et al.) before it, ``W_n (r * h)``."""
     try:
         import torch
     except ImportError:
-        return {"available": False, "why": "torch is not installed in .venv"}
+        return {"available": False, "why": NO_TORCH}
+    import contextlib
+
     import numpy as np
+    from threadpoolctl import threadpool_limits
 
-    from seqmodels import lstm, rnn
+    from seqmodels import lstm, recurrent, rnn
 
-    torch.set_default_dtype(torch.float64)
+    tdt = {"float64": torch.float64, "float32": torch.float32}
     rng = np.random.default_rng(0)
     xs, dhs = rng.normal(size=(T, batch, d)), rng.normal(size=(T, batch, d))
     h0 = np.zeros((batch, d))
-    t_xs, t_dhs = torch.tensor(xs, requires_grad=True), torch.tensor(dhs)
-    rows = []
+    shape = f"batch {batch}, T {T}, d {d}"
 
-    def compare(name, ours_fwd, ours_both, ours_out, ours_grads, module, torch_grads, state):
-        def torch_fwd():
-            return module(t_xs, state)[0]
-
-        def torch_both():
-            module.zero_grad()
-            t_xs.grad = None
-            (torch_fwd() * t_dhs).sum().backward()
-
-        torch_both()
-        out = torch_fwd().detach().numpy()
-        grad_diff = max(float(np.abs(a - b().numpy()).max()) for a, b in zip(ours_grads, torch_grads))
-        times = {k: best_of(f, repeats) for k, f in
-                 {"ours_fwd": ours_fwd, "torch_fwd": torch_fwd, "ours_both": ours_both, "torch_both": torch_both}.items()}
-        rows.append({"model": name, "shape": f"batch {batch}, T {T}, d {d}", "float64": True,
-                     "max_output_diff": float(np.abs(ours_out - out).max()), "max_grad_diff": grad_diff,
-                     "forward_ratio": times["ours_fwd"] / times["torch_fwd"],
-                     "forward_backward_ratio": times["ours_both"] / times["torch_both"], **times})
-
+    # The models: torch's in both dtypes with the same weights, and how to read its gradients in
+    # the kernel's layout (rows in the book's order, columns [x | h]).
     W_h, W_x, b = rnn.init_rnn(d, d, rng, spectral_radius=0.9)
-    net = torch.nn.RNN(d, d, nonlinearity="tanh")
-    with torch.no_grad():
-        net.weight_hh_l0.copy_(torch.tensor(W_h)); net.weight_ih_l0.copy_(torch.tensor(W_x))
-        net.bias_ih_l0.copy_(torch.tensor(b)); net.bias_hh_l0.zero_()
-    g = rnn.rnn_backward(xs, h0, W_h, W_x, b, dhs)
-    compare("RNN (tanh)", lambda: rnn.rnn_forward(xs, h0, W_h, W_x, b),
-            lambda: rnn.rnn_backward(xs, h0, W_h, W_x, b, dhs), rnn.rnn_forward(xs, h0, W_h, W_x, b),
-            [g["W_h"], g["W_x"], g["xs"]], net,
-            [lambda: net.weight_hh_l0.grad, lambda: net.weight_ih_l0.grad, lambda: t_xs.grad],
-            torch.tensor(h0[None]))
-
-    W, bl = rng.normal(scale=d ** -0.5, size=(4 * d, 2 * d)), rng.normal(scale=0.1, size=4 * d)
+    W_lstm, b_lstm = rng.normal(scale=d ** -0.5, size=(4 * d, 2 * d)), rng.normal(scale=0.1, size=4 * d)
     order = np.r_[d:2 * d, 0:d, 2 * d:4 * d]  # ours: forget, input, cand., output; torch: input, forget, ...
-    cell = torch.nn.LSTM(d, d)
-    with torch.no_grad():
-        cell.weight_ih_l0.copy_(torch.tensor(W[order, :d])); cell.weight_hh_l0.copy_(torch.tensor(W[order, d:]))
-        cell.bias_ih_l0.copy_(torch.tensor(bl[order])); cell.bias_hh_l0.zero_()
-    g = lstm.lstm_backward(xs, h0, h0, W, bl, dhs)
-    zero = torch.tensor(h0[None])
-    compare("LSTM", lambda: lstm.lstm_forward(xs, h0, h0, W, bl),
-            lambda: lstm.lstm_backward(xs, h0, h0, W, bl, dhs), lstm.lstm_forward(xs, h0, h0, W, bl)[0],
-            [g["W"][order, :d], g["W"][order, d:], g["xs"]], cell,
-            [lambda: cell.weight_ih_l0.grad, lambda: cell.weight_hh_l0.grad, lambda: t_xs.grad], (zero, zero))
-    return {"available": True, "torch": torch.__version__, "threads": torch.get_num_threads(), "rows": rows}
+    models = {
+        "RNN (tanh)": dict(kind="rnn", W=np.hstack([W_x, W_h]), b=b, rows=np.arange(d),
+                           module=lambda dt: torch.nn.RNN(d, d, nonlinearity="tanh", dtype=dt),
+                           ref_fwd=lambda: rnn.rnn_forward(xs, h0, W_h, W_x, b),
+                           ref_both=lambda: rnn.rnn_backward(xs, h0, W_h, W_x, b, dhs)),
+        "LSTM": dict(kind="lstm", W=W_lstm, b=b_lstm, rows=order,
+                     module=lambda dt: torch.nn.LSTM(d, d, dtype=dt),
+                     ref_fwd=lambda: lstm.lstm_forward(xs, h0, h0, W_lstm, b_lstm)[0],
+                     ref_both=lambda: lstm.lstm_backward(xs, h0, h0, W_lstm, b_lstm, dhs)),
+    }
+
+    def torch_side(m, dt):
+        """Forward and forward+backward of torch's model, its outputs and gradients (in the kernel's
+        layout: W (k d, 2 d), b (k d,), xs (T, B, d))."""
+        net = m["module"](tdt[dt])
+        with torch.no_grad():
+            Wt = torch.tensor(m["W"][m["rows"]], dtype=tdt[dt])
+            net.weight_ih_l0.copy_(Wt[:, :d]); net.weight_hh_l0.copy_(Wt[:, d:])
+            net.bias_ih_l0.copy_(torch.tensor(m["b"][m["rows"]], dtype=tdt[dt])); net.bias_hh_l0.zero_()
+        t_xs = torch.tensor(xs, dtype=tdt[dt], requires_grad=True)
+        t_dhs = torch.tensor(dhs, dtype=tdt[dt])
+        zero = torch.zeros(1, batch, d, dtype=tdt[dt])
+        state = (zero, zero) if m["kind"] == "lstm" else zero
+
+        def fwd():
+            return net(t_xs, state)[0]
+
+        def both():
+            net.zero_grad()
+            t_xs.grad = None
+            (fwd() * t_dhs).sum().backward()
+
+        both()
+        unorder = np.argsort(m["rows"])
+        grads = {"W": np.hstack([net.weight_ih_l0.grad.numpy(), net.weight_hh_l0.grad.numpy()])[unorder],
+                 "b": net.bias_ih_l0.grad.numpy()[unorder], "xs": t_xs.grad.numpy()}
+        return fwd, both, fwd().detach().numpy(), grads
+
+    def kernel_side(m, dt):
+        W, b_, xk = m["W"][None].astype(dt), m["b"][None].astype(dt), xs.astype(dt)
+        dk = dhs[:, None].astype(dt)
+        tag = f"bench-ref-{dt}-"
+
+        def fwd():
+            return recurrent.forward(m["kind"], W, b_, xk, tag=tag).states()
+
+        def both():
+            return recurrent.backward(recurrent.forward(m["kind"], W, b_, xk, tag=tag), dhs=dk, inputs=True)
+
+        g = both()
+        return fwd, both, fwd()[:, 0], {"W": g["W"][0], "b": g["b"][0], "xs": g["xs"][:, 0]}
+
+    def reference_side(m):
+        g = m["ref_both"]()
+        if m["kind"] == "rnn":
+            G = {"W": np.hstack([g["W_x"], g["W_h"]]), "b": g["b"], "xs": g["xs"]}
+        else:
+            G = {"W": g["W"], "b": g["b"], "xs": g["xs"]}
+        return m["ref_fwd"], m["ref_both"], m["ref_fwd"](), G
+
+    def diff(a, b_):
+        return float(np.abs(np.asarray(a, np.float64) - np.asarray(b_, np.float64)).max())
+
+    def grad_diff(g1, g2):
+        return max(diff(g1[k], g2[k]) for k in ("W", "b", "xs"))
+
+    default_threads = torch.get_num_threads()
+    rows = []
+    try:
+        for label, torch_n, blas_n in THREAD_SETTINGS:
+            torch.set_num_threads(torch_n or default_threads)
+            limit = threadpool_limits(limits=blas_n, user_api="blas") if blas_n else contextlib.nullcontext()
+            with limit:
+                threads = {"torch_threads": torch.get_num_threads(), "blas_threads": blas_threads()}
+                for name, m in models.items():
+                    sides = {f"torch_{dt}": torch_side(m, dt) for dt in DTYPES}
+                    sides["reference"] = reference_side(m)
+                    sides.update({f"kernel_{dt}": kernel_side(m, dt) for dt in DTYPES})
+                    fns = {}
+                    for key, (fwd, both, _, _) in sides.items():
+                        fns[f"{key}_fwd"], fns[f"{key}_both"] = fwd, both
+                    times = best_of_each(fns, repeats)
+                    for numpy_side, dt in (("reference", "float64"), ("kernel", "float64"), ("kernel", "float32")):
+                        key = "reference" if numpy_side == "reference" else f"kernel_{dt}"
+                        _, _, out, grads = sides[key]
+                        _, _, t_out, t_grads = sides[f"torch_{dt}"]
+                        row = {"model": name, "numpy": numpy_side, "dtype": dt, "float64": dt == "float64",
+                               "threads": label, **threads, "shape": shape,
+                               "max_output_diff": diff(out, t_out), "max_grad_diff": grad_diff(grads, t_grads),
+                               "ours_fwd": times[f"{key}_fwd"], "ours_both": times[f"{key}_both"],
+                               "torch_fwd": times[f"torch_{dt}_fwd"], "torch_both": times[f"torch_{dt}_both"]}
+                        if dt == "float32":  # the scale of float32 round-off: torch float32 against float64
+                            _, _, t64_out, t64_grads = sides["torch_float64"]
+                            row["torch_float32_vs_float64_output"] = diff(t_out, t64_out)
+                            row["torch_float32_vs_float64_grad"] = grad_diff(t_grads, t64_grads)
+                        row["forward_ratio"] = row["ours_fwd"] / row["torch_fwd"]
+                        row["forward_backward_ratio"] = row["ours_both"] / row["torch_both"]
+                        rows.append(row)
+    finally:
+        torch.set_num_threads(default_threads)
+    return {"available": True, "torch": torch.__version__, "threads": default_threads, "shape": shape,
+            "target_ratio": TARGET_RATIO, "rows": rows}
 
 
 # --- page weight ----------------------------------------------------------------------------------
@@ -346,10 +526,59 @@ def page_weight(site: Path) -> list[dict]:
 
 # --- report ---------------------------------------------------------------------------------------
 def machine() -> str:
+    """The machine and the numerical libraries, including which of its kernels numpy's BLAS runs
+    (OPENBLAS_CORETYPE, when set, overrides OpenBLAS's own choice; it changes kernel timings)."""
     import numpy as np
+    from threadpoolctl import threadpool_info
 
+    blas = ", ".join(f"{i['internal_api']} {i['version']}"
+                     + (f" ({i['architecture']} kernels)" if i.get("architecture") else "")
+                     for i in threadpool_info() if i["user_api"] == "blas")
+    coretype = os.environ.get("OPENBLAS_CORETYPE")
     return (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"numpy {np.__version__}, {platform.platform()}")
+            f"numpy {np.__version__}, BLAS {blas or 'unknown'}"
+            + (f", OPENBLAS_CORETYPE={coretype}" if coretype is not None else "") + f", {platform.platform()}")
+
+
+def markdown_kernels(report: dict) -> list[str]:
+    """The kernel and PyTorch sections of the report, as markdown lines."""
+    out = ["| kernel | shape | seconds | tokens/s | × reference |", "| --- | --- | ---: | ---: | ---: |"]
+    tokens = {(k["kernel"], k["shape"]): k["tokens_per_s"] for k in report["kernels"]}
+    for k in report["kernels"]:
+        ref = tokens.get((k.get("reference"), k["shape"]))
+        speedup = f"{k['tokens_per_s'] / ref:.1f}" if ref else ""
+        out.append(f"| {k['kernel']} | {k['shape']} | {k['seconds']:.4f} | {k['tokens_per_s']:,.0f} | {speedup} |")
+    ref = report["reference"]
+    if not ref["available"]:
+        return out + ["", f"PyTorch comparison skipped: {ref['why']}. torch is not a requirement of the book and "
+                      "does not belong in .venv; measure from a separate environment, e.g. "
+                      "`python3 -m venv /tmp/torchvenv && /tmp/torchvenv/bin/pip install torch==2.13.0 numpy==2.4.6 "
+                      "threadpoolctl==3.8.0 matplotlib==3.11.2`, then "
+                      "`make bench-kernels BENCH_PYTHON=/tmp/torchvenv/bin/python`."]
+    out += ["", f"Against PyTorch {ref['torch']} on the CPU, same weights, {ref['shape']}; each numpy side against "
+            "torch in the same dtype. \"numpy\": the readable reference modules (rnn.py, lstm.py) or the batched "
+            "kernel (recurrent.py, S = 1, backward with `inputs=True`). Threads: one on both sides; torch's "
+            "default against numpy on one BLAS thread (as the book runs); or each library's default. Gradient differences cover weights, biases and inputs; for float32, torch "
+            "float32's own distance from torch float64 shows the size of float32 round-off.", "",
+            "| numpy | model | dtype | threads (torch, BLAS) | max output diff | max gradient diff | "
+            "torch f32 vs f64 (output, gradient) | numpy/torch time, forward | "
+            "numpy/torch time, forward+backward | forward+backward ms (numpy, torch) |",
+            "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in ref["rows"]:
+        scale = (f"{r['torch_float32_vs_float64_output']:.1e}, {r['torch_float32_vs_float64_grad']:.1e}"
+                 if "torch_float32_vs_float64_output" in r else "")
+        out.append(f"| {r['numpy']} | {r['model']} | {r['dtype']} | {r['threads']} ({r['torch_threads']}, "
+                   f"{r['blas_threads']}) | {r['max_output_diff']:.1e} | {r['max_grad_diff']:.1e} | {scale} | "
+                   f"{r['forward_ratio']:.2f} | {r['forward_backward_ratio']:.2f} | "
+                   f"{r['ours_both'] * 1e3:.1f}, {r['torch_both'] * 1e3:.1f} |")
+    target = [r for r in ref["rows"] if r["numpy"] == "kernel" and r["model"] == "LSTM"]
+    if target:
+        met = ", ".join(f"{r['threads']} {r['dtype']} {r['forward_backward_ratio']:.2f}"
+                        f" ({'met' if r['forward_backward_ratio'] <= ref['target_ratio'] else 'not met'})"
+                        for r in target)
+        out += ["", f"Target: the kernel's LSTM forward+backward within {ref['target_ratio']}× of PyTorch's "
+                f"({ref['shape']}): kernel/torch = {met}."]
+    return out
 
 
 def markdown(report: dict) -> str:
@@ -365,19 +594,8 @@ def markdown(report: dict) -> str:
     out += ["", "| headline ratio | value | target |", "| --- | ---: | ---: |",
             f"| cold / (floor + pure compute) | {h['cold_over_floor_plus_compute']:.2f} | 1.3 |",
             f"| warm / floor | {h['warm_over_floor']:.2f} | 1.5 |",
-            f"| notebooks re-executed by a prose-only edit | {h['prose_edit_executions']} | 0 |", "",
-            "| kernel | shape | seconds | tokens/s |", "| --- | --- | ---: | ---: |"]
-    out += [f"| {k['kernel']} | {k['shape']} | {k['seconds']:.4f} | {k['tokens_per_s']:,.0f} |"
-            for k in report["kernels"]]
-    ref = report["reference"]
-    if ref["available"]:
-        out += ["", f"Against PyTorch {ref['torch']} on the CPU ({ref['threads']} threads), same weights, float64:", "",
-                "| model | shape | max output diff | max gradient diff | numpy/torch time, forward | "
-                "numpy/torch time, forward+backward |", "| --- | --- | ---: | ---: | ---: | ---: |"]
-        out += [f"| {r['model']} | {r['shape']} | {r['max_output_diff']:.1e} | {r['max_grad_diff']:.1e} | "
-                f"{r['forward_ratio']:.2f} | {r['forward_backward_ratio']:.2f} |" for r in ref["rows"]]
-    else:
-        out += ["", f"Reference comparison skipped: {ref['why']} (`.venv/bin/pip install torch==2.13.0`)."]
+            f"| notebooks re-executed by a prose-only edit | {h['prose_edit_executions']} | 0 |", ""]
+    out += markdown_kernels(report)
     if not report["pages"]:
         return "\n".join(out + ["", f"Page weight skipped: {report['pages_note']}."]) + "\n"
     out += ["", "| page | HTML (kB) | with what it loads (kB) | gzip-compressed (kB) | files | largest figure (kB) |",
@@ -388,17 +606,40 @@ def markdown(report: dict) -> str:
     return "\n".join(out) + "\n"
 
 
+def markdown_kernels_only(report: dict) -> str:
+    """The report of ``--kernels-only``: the kernel and PyTorch sections alone."""
+    return "\n".join([f"Measured on {report['machine']} ({report['date']}), `{report['command']}`.", "",
+                      *markdown_kernels(report)]) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3, help="builds of each kind (median reported)")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="builds of each kind (median reported; default 3), and runs of each kernel "
+                             "(fastest reported; default 3, or 10 with --kernels-only)")
+    parser.add_argument("--kernels-only", action="store_true",
+                        help="only the kernel and PyTorch sections (no builds, no page weight): a minute or two")
     parser.add_argument("--chapter", default="rnn", help="chapter edited in the rebuild timings")
     parser.add_argument("--module", action="append", dest="modules",
                         help="module of code/seqmodels to edit (repeatable; default vectors.py, rnn.py)")
     parser.add_argument("--out", default=os.environ.get("SEQMODELS_BUILDDIR", str(ROOT / "_build")))
     args = parser.parse_args()
+    repeats = args.repeats or (10 if args.kernels_only else 3)
+    out = Path(args.out) / "bench"
 
-    build = build_timings(args.repeats, args.chapter, args.modules or ["vectors.py", "rnn.py"])
-    pure = pure_compute(args.repeats)
+    if args.kernels_only:
+        report = {"machine": machine(), "date": time.strftime("%Y-%m-%d"),
+                  "command": f"tests/bench/run.py --kernels-only (repeats={repeats})",
+                  "kernels": kernels(repeats), "reference": reference(repeats)}
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "kernels.json").write_text(json.dumps(report, indent=2) + "\n")
+        (out / "kernels.md").write_text(markdown_kernels_only(report))
+        print(markdown_kernels_only(report))
+        print(f"written: {out / 'kernels.md'}, {out / 'kernels.json'}")
+        return
+
+    build = build_timings(repeats, args.chapter, args.modules or ["vectors.py", "rnn.py"])
+    pure = pure_compute(repeats)
     floor = build["floor: execution off"]["median_s"]
     try:
         pages, pages_note = page_weight(Path(args.out) / "html"), ""
@@ -407,18 +648,17 @@ def main() -> None:
     report = {
         "pages_note": pages_note,
         "machine": machine(), "date": time.strftime("%Y-%m-%d"),
-        "command": f"make bench (repeats={args.repeats})",
+        "command": f"make bench (repeats={repeats})",
         "build": build, "pure_compute": pure,
         "headline": {
             "cold_over_floor_plus_compute": build["cold build"]["median_s"] / (floor + pure["total_s"]),
             "warm_over_floor": build["warm rebuild, nothing changed"]["median_s"] / floor,
             "prose_edit_executions": max(build["prose-only edit of one chapter"]["notebooks_executed"]),
         },
-        "kernels": kernels(args.repeats),
-        "reference": reference(args.repeats),
+        "kernels": kernels(repeats),
+        "reference": reference(repeats),
         "pages": pages,
     }
-    out = Path(args.out) / "bench"
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
     (out / "report.md").write_text(markdown(report))
