@@ -13,8 +13,9 @@ import numbers
 import numpy as np
 
 
-def as_float_array(name: str, value, ndims: tuple[int, ...]) -> np.ndarray:
-    """Return ``value`` as a finite float64 array whose number of dimensions is in ``ndims``.
+def as_float_array(name: str, value, ndims: tuple[int, ...], keep_float32: bool = False) -> np.ndarray:
+    """Return ``value`` as a finite float64 array whose number of dimensions is in ``ndims``
+    (with ``keep_float32``, a float32 array stays float32).
 
     Lists are accepted (they are unambiguous); object, bool, string and complex arrays are not.
 
@@ -34,7 +35,8 @@ def as_float_array(name: str, value, ndims: tuple[int, ...]) -> np.ndarray:
     if arr.ndim not in ndims:
         want = " or ".join(f"{d}-D" for d in ndims)
         raise ValueError(f"{name} must be {want}, got shape {arr.shape}")
-    arr = arr.astype(np.float64, copy=False)
+    if not (keep_float32 and arr.dtype == np.float32):
+        arr = arr.astype(np.float64, copy=False)
     if not np.isfinite(arr).all():
         bad = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
         raise ValueError(f"{name} must be finite, got NaN or inf at index {bad}")

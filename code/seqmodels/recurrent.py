@@ -110,27 +110,33 @@ class Pass:
 def _check(kind, W, b, xs):
     one_of("kind", kind, KINDS)
     dt = np.float32 if getattr(W, "dtype", None) == np.float32 else np.float64
-    W = as_float_array("W", W, ndims=(3,))
+    W = as_float_array("W", W, ndims=(3,), keep_float32=True)
     k = BLOCKS[kind]
     S, kH, cols = W.shape
     if S == 0 or kH == 0 or kH % k or cols <= kH // k:
         raise ValueError(f"W must have shape (S, {k} * d_hidden, d_in + d_hidden) with S, d_hidden, d_in >= 1 "
                          f"for a {kind}, got {W.shape}")
     H = kH // k
-    b = as_float_array("b", b, ndims=(2,))
+    b = as_float_array("b", b, ndims=(2,), keep_float32=True)
     if b.shape != (S, kH):
         raise ValueError(f"b must have shape (S, {k} * d_hidden) = {(S, kH)}, got {b.shape}")
     d_in = cols - H
-    xs = as_float_array("xs", xs, ndims=(3, 4))
+    xs = as_float_array("xs", xs, ndims=(3, 4), keep_float32=True)
     want = "(T, batch, d_in) or (T, S, batch, d_in)"
     if xs.shape[-1] != d_in or (xs.ndim == 4 and xs.shape[1] != S) or xs.shape[0] == 0 or xs.shape[-2] == 0:
         raise ValueError(f"xs must have shape {want} with T, batch >= 1, d_in = {d_in} and S = {S}, got {xs.shape}")
     return W.astype(dt, copy=False), b.astype(dt, copy=False), xs.astype(dt, copy=False), S, H, d_in
 
 
-def _augmented(kind: str, W: np.ndarray, b: np.ndarray, H: int) -> np.ndarray:
-    """``W~``: ``[W, b]`` with rows in the internal order, the sigmoid rows halved (S, kH, K)."""
-    Wa = np.concatenate([W, b[:, :, None]], axis=2)[:, _rows(kind, H)]
+def _augmented(kind: str, W: np.ndarray, b: np.ndarray, H: int, tag: str) -> np.ndarray:
+    """``W~``: ``[W, b]`` with rows in the internal order, the sigmoid rows halved (S, kH, K), written
+    block by block into a scratch array (a fresh one costs more than the copy)."""
+    S, kH, cols = W.shape
+    Wa = _ws(tag + "Wa", (S, kH, cols + 1), W.dtype)
+    for m, block in enumerate(_ORDER[kind]):
+        rows, src = slice(m * H, (m + 1) * H), slice(block * H, (block + 1) * H)
+        Wa[:, rows, :cols] = W[:, src]
+        Wa[:, rows, cols] = b[:, src]
     Wa[:, :_N_SIGMOID[kind] * H] *= 0.5
     return Wa
 
@@ -173,7 +179,7 @@ def forward(kind: str, W, b, xs, *, keep: bool = True, tag: str = "") -> Pass:
     dt = W.dtype
     T, B = xs.shape[0], xs.shape[-2]
     k = BLOCKS[kind]
-    Wa = _augmented(kind, W, b, H)  # (S, kH, K)
+    Wa = _augmented(kind, W, b, H, tag)  # (S, kH, K)
     K = d_in + H + 1
     hr = slice(d_in, d_in + H)  # the rows of h in z_t
     n_slots = T + 1 if keep else 2
@@ -305,12 +311,12 @@ def backward(p: Pass, *, dhs=None, dh_last=None, inputs: bool = False) -> dict[s
     if dhs is None and dh_last is None:
         raise ValueError("give dhs (T, S, B, H) or dh_last (S, B, H), got neither")
     if dhs is not None:
-        dhs = as_float_array("dhs", dhs, ndims=(4,))
+        dhs = as_float_array("dhs", dhs, ndims=(4,), keep_float32=True)
         if dhs.shape != (T, S, B, H):
             raise ValueError(f"dhs must have shape (T, S, B, H) = {(T, S, B, H)}, got {dhs.shape}")
         dhs = dhs.astype(dt, copy=False).transpose(0, 1, 3, 2)  # (T, S, H, B) view
     if dh_last is not None:
-        dh_last = as_float_array("dh_last", dh_last, ndims=(3,))
+        dh_last = as_float_array("dh_last", dh_last, ndims=(3,), keep_float32=True)
         if dh_last.shape != (S, B, H):
             raise ValueError(f"dh_last must have shape (S, B, H) = {(S, B, H)}, got {dh_last.shape}")
         dh_last = dh_last.astype(dt, copy=False).transpose(0, 2, 1)  # (S, H, B)
