@@ -47,7 +47,7 @@ import numpy as np
 from ._checks import as_float_array, as_ids, as_rng, as_token_ids, check_shape, finite_float, positive_int
 from .lstm import init_lstm
 from . import recurrent
-from .numeric import softmax, softmax_cross_entropy, stacked_cross_entropy
+from .numeric import softmax, softmax_cross_entropy, stacked_cross_entropy_
 
 Params = dict[str, np.ndarray]
 DIRECTIONS = ("fwd", "bwd")
@@ -480,7 +480,7 @@ def seeds_loss_and_grads(P: Params, ids, dtype=np.float64, grads: bool = True) -
     top = x[:-1].reshape(T - 1, S, 2 * B, H).transpose(1, 0, 2, 3).reshape(S, N, H).astype(np.float64)
     targets = np.stack([ids[1:], ids[::-1][1:]], axis=2).transpose(1, 0, 2, 3).reshape(S, N)
     logits = top @ np.swapaxes(W_out, 1, 2) + P["b_out"][:, None]  # (S, N, V)
-    losses, dlogits = stacked_cross_entropy(logits, targets)
+    losses, dlogits = stacked_cross_entropy_(logits, targets)  # ids checked above
     if not grads:
         return losses, {}
     g: Params = {"W_out": np.swapaxes(dlogits, 1, 2) @ top, "b_out": dlogits.sum(axis=1)}

@@ -259,13 +259,37 @@ def stacked_cross_entropy(logits, labels) -> tuple[np.ndarray, np.ndarray]:
     if labels.shape not in ((N,), (S, N)):
         raise ValueError(f"labels must have shape (N,) = ({N},) or (S, N) = {(S, N)}, got {labels.shape}")
     labels = as_ids("labels", labels, C, ndims=(labels.ndim,), what="class labels")
-    log_p = log_softmax(logits, axis=-1)  # float64
+    return stacked_cross_entropy_(logits, labels)
+
+
+def stacked_cross_entropy_(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`stacked_cross_entropy` for inner loops whose caller has checked ``labels`` once and
+    whose logits are finite: no scan of either (a NaN in ``logits`` gives NaN losses). The same
+    arithmetic, in float64: ``s = logits - max``, ``losses = mean(log sum exp s - s[label])``,
+    ``dlogits = (exp s / sum exp s - onehot) / N``.
+
+    Raises
+    ------
+    ValueError
+        ``logits`` not a 3-D numpy array of a floating-point dtype.
+
+    >>> losses, d = stacked_cross_entropy_(np.zeros((1, 2, 2)), np.array([0, 1]))
+    >>> losses.round(4).tolist(), d[0].tolist()
+    ([0.6931], [[-0.25, 0.25], [0.25, -0.25]])
+    """
+    if not isinstance(logits, np.ndarray) or logits.dtype.kind != "f" or logits.ndim != 3:
+        raise ValueError("logits must be a 3-D floating-point numpy array (S, N, n_classes), checked by the caller")
+    S, N, _ = logits.shape
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    shifted = shifted.astype(np.float64, copy=False)
+    e = np.exp(shifted)
+    total = e.sum(axis=-1, keepdims=True)  # (S, N, 1)
     rows = (np.arange(S)[:, None], np.arange(N)[None], labels if labels.ndim == 2 else labels[None])
-    losses = -log_p[rows].mean(axis=1)
-    dlogits = np.exp(log_p, out=log_p)
-    dlogits[rows] -= 1.0
-    dlogits /= N
-    return losses, dlogits
+    losses = (np.log(total[..., 0]) - shifted[rows]).mean(axis=1)
+    e /= total
+    e[rows] -= 1.0
+    e /= N
+    return losses, e
 
 
 def workspace(max_bytes: int):

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import as_float_array, as_ids, finite_float, positive_int
-from .numeric import softmax, softmax_cross_entropy
+from .numeric import softmax, softmax_cross_entropy, stacked_cross_entropy_
 from .optim import Adam
 
 
@@ -170,11 +170,9 @@ def linear_probe_accuracies(X_train, y_train, X_test, y_test, steps: int = 300, 
     P, n, d = Z_train.shape
     params = {"W": np.zeros((P, n_classes, d)), "b": np.zeros((P, n_classes))}
     opt = Adam(lr=lr)
-    labels = np.tile(y_train, P)
     for _ in range(steps):
         logits = Z_train @ np.swapaxes(params["W"], 1, 2) + params["b"][:, None]  # (P, n, K)
-        _, dlogits = softmax_cross_entropy(logits.reshape(P * n, n_classes), labels)
-        dlogits = dlogits.reshape(P, n, n_classes) * P  # each probe's own mean over its n rows
+        _, dlogits = stacked_cross_entropy_(logits, y_train)  # each probe's own mean over its n rows
         grads = {"W": np.swapaxes(dlogits, 1, 2) @ Z_train + weight_decay * params["W"],
                  "b": dlogits.sum(axis=1)}
         opt.step(params, grads)

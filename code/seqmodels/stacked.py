@@ -30,7 +30,7 @@ from threadpoolctl import threadpool_limits
 
 from ._checks import as_float_array, finite_float, one_of, positive_int
 from . import recurrent
-from .numeric import stacked_cross_entropy
+from .numeric import stacked_cross_entropy_
 from .optim import Adam
 from .train import Recurrence, TrainConfig, gru_cell, init_classifier, lstm_cell, rnn_cell
 
@@ -183,7 +183,7 @@ def stack_loss_and_grads(kind: str, params: Params, xs, labels) -> tuple[np.ndar
     run = recurrent.forward(kind, _cell_weights(kind, params), params["b"], xs, tag="stack")
     h = run.h_last()  # (S, B, H)
     logits = h @ np.swapaxes(params["W_out"], 1, 2) + params["b_out"][:, None]  # (S, B, C)
-    losses, dlogits = stacked_cross_entropy(logits, labels)
+    losses, dlogits = stacked_cross_entropy_(logits, labels)  # labels checked above
     dlogits = dlogits.astype(h.dtype, copy=False)
     grads = _cell_grads(kind, recurrent.backward(run, dh_last=dlogits @ params["W_out"]), xs.shape[2])
     grads["W_out"] = np.swapaxes(dlogits, 1, 2) @ h  # (S, C, H)
