@@ -50,7 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import as_float_array, one_of
-from .numeric import sigmoid_of_half, workspace
+from .numeric import sigmoid_from_tanh, sigmoid_of_half, workspace
 
 KINDS = ("rnn", "lstm", "gru")
 #: Row blocks of ``W`` per cell kind.
@@ -219,8 +219,8 @@ def forward(kind: str, W, b, xs, *, keep: bool = True, tag: str = "") -> Pass:
             load(t)
             a = acts[t if keep else 0]
             np.matmul(Wa, Z[:, :, slot(t)], out=a)
-            sigmoid_of_half(a[:, :ns], out=a[:, :ns])  # o, f, i
-            np.tanh(a[:, ns:], out=a[:, ns:])  # g
+            np.tanh(a, out=a)  # one call on contiguous memory; the gates' rows hold tanh(z / 2)
+            sigmoid_from_tanh(a[:, :ns], out=a[:, :ns])  # o, f, i
             c_new = cs[slot(t)]
             np.multiply(a[:, H:2 * H], c, out=c_new)  # f * c_prev
             np.multiply(a[:, 2 * H:3 * H], a[:, 3 * H:], out=tmp)  # i * g
