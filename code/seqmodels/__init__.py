@@ -78,6 +78,16 @@ is: ``X`` (capitalised, so it cannot be mistaken for ``xs``) is ``(T, d_model)``
 ``(batch, T, d_model)``, attention weights ``A`` are ``([batch,] T, T)``. Token ids follow their
 model's order: ``(T, batch)`` for the biLM.
 
+Many models at once. Code that trains several models side by side (seeds, arms, directions) puts
+them on a leading model axis ``S`` of every weight, ``(S, out, in)``, and time-major arrays get it
+after time: ``xs`` ``(T, [S,] batch, d_in)``, ``hs`` ``(T, S, batch, d_hidden)``
+(:mod:`seqmodels.recurrent`, ``stacked``, ``bilm``). Every recurrent cell that trains runs in
+:mod:`seqmodels.recurrent`; ``rnn``, ``lstm`` and ``gru`` are the readable references it is tested
+against, and no other module writes a cell's step of its own except ``ablation``, whose point is
+to intervene inside the LSTM's step. The numerical primitives (sigmoid, softmax, their logs, the
+cross-entropy) are :mod:`seqmodels.numeric`'s; a trailing underscore (``softmax_``,
+``stacked_cross_entropy_``) marks the unchecked or in-place form for inner loops.
+
 Weight layout. Recurrent weights are ``(out, in)`` and multiply from the right transposed,
 ``h @ W_h.T`` (so one line serves one sequence and a batch). Attention weights are ``(in, out)``,
 ``X @ W_q``, the convention of Vaswani et al. (2017). The read-out from a state to logits is
