@@ -35,8 +35,7 @@ from .optim import Adam
 from .train import Recurrence, TrainConfig, gru_cell, init_classifier, lstm_cell, rnn_cell
 
 Params = dict[str, np.ndarray]
-KINDS = ("rnn", "lstm", "gru")
-_BLOCKS = {"rnn": 1, "lstm": 4, "gru": 3}
+KINDS = recurrent.KINDS
 
 
 @dataclass(frozen=True)
@@ -77,7 +76,7 @@ class Arm:
         (1732, 484)
         """
         d_in, n_classes = positive_int("d_in", d_in), positive_int("n_classes", n_classes)
-        H, k = self.d_hidden, _BLOCKS[self.kind]
+        H, k = self.d_hidden, recurrent.BLOCKS[self.kind]
         return k * H * (d_in + H) + k * H + n_classes * H + n_classes
 
 
