@@ -34,8 +34,9 @@ key               shape                              role
 :func:`bilm_loss_and_grads` is the loss and its gradient for one biLM; :func:`seeds_loss_and_grads`
 computes the same for ``S`` biLMs whose weights are stacked on a leading axis, all ``2 S`` LSTMs of
 a layer in one pass, which is how :func:`seqmodels.bilm_train.train_bilms` trains several seeds
-at once (and, with ``grads=False``, measures their held-out loss). Training itself is in :mod:`seqmodels.bilm_train`, and the token vectors and ELMo's mix of
-layers read from a trained biLM in :mod:`seqmodels.elmo`.
+at once (and, with ``grads=False``, measures their held-out loss). Every LSTM layer runs in the
+batched kernel :mod:`seqmodels.recurrent`. Training itself is in :mod:`seqmodels.bilm_train`, and
+the token vectors and ELMo's mix of layers read from a trained biLM in :mod:`seqmodels.elmo`.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import as_float_array, as_ids, as_rng, as_token_ids, check_shape, finite_float, positive_int
-from .lstm import init_lstm
 from . import recurrent
+from .lstm import init_lstm
 from .numeric import softmax, softmax_cross_entropy, stacked_cross_entropy_
 
 Params = dict[str, np.ndarray]

@@ -115,6 +115,7 @@ def train_bilm(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig()) ->
             epoch_losses.append(weighted / tokens)
     return TrainedBiLM(params, config, np.array(losses), np.array(epoch_losses))
 
+
 def _seed_batches(sequences, batch: int, rngs) -> list[np.ndarray]:
     """:func:`length_batches` for several seeds at once: ``(T, S, n)`` id arrays, column block
     ``s`` drawn by ``rngs[s]``. Every seed shuffles the sentences of each length with its own
@@ -146,7 +147,7 @@ def train_bilms(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig(), s
     one pass. Each seed has its own gradient clipping and Adam moments, so the first seed's run
     is :func:`train_bilm`'s, up to round-off (tests/test_bilm_train.py). ``config.seed`` is ignored.
     With ``dtype=np.float32`` the LSTM layers compute in single precision, which costs about half
-    as much here (numpy's float32 ``exp`` is faster); the weights, Adam and the softmax stay
+    as much here (numpy's float32 products and ``tanh`` are faster); the weights, Adam and the softmax stay
     float64, and the runs then differ from float64 ones by more than round-off, as any two
     trainings that start a rounding error apart do.
 

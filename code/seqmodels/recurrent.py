@@ -114,8 +114,8 @@ def _check(kind, W, b, xs):
     k = BLOCKS[kind]
     S, kH, cols = W.shape
     if S == 0 or kH == 0 or kH % k or cols <= kH // k:
-        raise ValueError(f"W must have shape (S, {k} * d_hidden, d_in + d_hidden) with S, d_hidden, d_in >= 1 "
-                         f"for a {kind}, got {W.shape}")
+        raise ValueError(f"W must have shape (S, {k} * d_hidden, d_in + d_hidden) with S, d_hidden, "
+                         f"d_in >= 1 for a {kind}, got {W.shape}")
     H = kH // k
     b = as_float_array("b", b, ndims=(2,), keep_float32=True)
     if b.shape != (S, kH):
@@ -124,7 +124,8 @@ def _check(kind, W, b, xs):
     xs = as_float_array("xs", xs, ndims=(3, 4), keep_float32=True)
     want = "(T, batch, d_in) or (T, S, batch, d_in)"
     if xs.shape[-1] != d_in or (xs.ndim == 4 and xs.shape[1] != S) or xs.shape[0] == 0 or xs.shape[-2] == 0:
-        raise ValueError(f"xs must have shape {want} with T, batch >= 1, d_in = {d_in} and S = {S}, got {xs.shape}")
+        raise ValueError(f"xs must have shape {want} with T, batch >= 1, d_in = {d_in} and S = {S}, "
+                         f"got {xs.shape}")
     return W.astype(dt, copy=False), b.astype(dt, copy=False), xs.astype(dt, copy=False), S, H, d_in
 
 
@@ -421,7 +422,8 @@ def backward(p: Pass, *, dhs=None, dh_last=None, inputs: bool = False) -> dict[s
             np.add(new, t1, out=new)
             np.multiply(drh, r[t], out=t1)
             dh_next = np.add(new, t1, out=new)
-        G = np.concatenate([_weight_grads(das[:, :2 * H], Z, T), _weight_grads(das[:, 2 * H:], Z2, T)], axis=1)
+        G = np.concatenate([_weight_grads(das[:, :2 * H], Z, T),  # the gates read [x; h; 1]
+                            _weight_grads(das[:, 2 * H:], Z2, T)], axis=1)  # the candidate [x; r h; 1]
     back = np.argsort(_rows(kind, H))  # internal order -> reference order
     out = {"W": G[:, back, :-1], "b": G[:, back, -1]}
     if inputs:
