@@ -182,10 +182,14 @@ def _stamp_code_dependencies(app, docname, source) -> None:
 
 
 def _environment_hash(requirements: Path) -> str:
-    """The pinned packages and the Python version: a new pin (numpy, matplotlib, ...) can change
-    any output, and the status page prints the versions, so it starts an empty cache and, being a
-    config value with rebuild 'env', makes Sphinx re-read every chapter."""
+    """The pinned packages, the Python version and the training precision the chapters read
+    (``SEQMODELS_DTYPE``, float32 when unset): a new pin (numpy, matplotlib, ...) or another
+    precision can change any output, and the status page prints the versions, so it starts an
+    empty cache and, being a config value with rebuild 'env', makes Sphinx re-read every chapter."""
     digest = hashlib.sha256(sys.version.encode() + b"\0")
+    dtype = os.environ.get("SEQMODELS_DTYPE", "")
+    if dtype and dtype != "float32":
+        digest.update(b"SEQMODELS_DTYPE=" + dtype.encode() + b"\0")  # the default keeps today's key
     if requirements.is_file():
         digest.update(requirements.read_bytes())
     return digest.hexdigest()[:16]
