@@ -19,3 +19,15 @@ def site() -> Path:
     if not (HTML / "index.html").is_file():
         pytest.fail(f"no built site at {HTML}: run `make html` (or `make test`, which builds it)")
     return HTML
+
+
+def pytest_terminal_summary(terminalreporter):
+    """End the run with a line naming how many browser tests did not run, and how to run them."""
+    from browser_path import INSTALL, MISSING, VARIABLE
+
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if MISSING in str(r.longrepr)]
+    if skipped:
+        terminalreporter.write_line(
+            f"{len(skipped)} browser tests did not run: {MISSING}. Install it with `{INSTALL}` "
+            f"(or set {VARIABLE} to a Chromium or Chrome executable) and run `make test` again.",
+            yellow=True, bold=True)

@@ -13,8 +13,10 @@ space, and no page may scroll sideways.
 Screenshots of every page in both modes are written to the session's temporary folder (its path is
 printed at the end of the run); set ``SEQMODELS_SCREENSHOTS=<folder>`` to keep them somewhere else.
 
-Without Chromium the tests skip with a message; with ``CI=true`` a missing Chromium is a failure.
-Playwright's own browser downloads are never used (``executable_path`` is Debian's binary).
+The browser is the user's own Chromium or Chrome (``tests/browser_path.py``: ``$SEQMODELS_BROWSER``,
+the usual command names, the usual install paths). Without one the tests skip with a message and
+the end of the run says how many did not run and how to install it; with ``CI=true`` a missing
+browser is a failure. Playwright's own browser downloads are never used (``executable_path``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import shutil
 import threading
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -32,6 +33,7 @@ from urllib.parse import urlsplit
 import pytest
 from PIL import Image
 
+from browser_path import find_browser, missing_message
 from conftest import HTML
 from seqmodels.plotting import INK
 
@@ -50,12 +52,11 @@ WHEN_PRESENT = {"LSTM": "lstm.html"}
 
 
 def chromium() -> str:
-    path = shutil.which("chromium")
+    path = find_browser()
     if path is None:
-        message = ("Debian's `chromium` is not installed (apt-get install chromium); the browser "
-                   "tests need it")
+        message = missing_message()
         if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message + " and CI=true, so this is a failure", pytrace=False)
+            pytest.fail(message + "; CI=true, so this is a failure", pytrace=False)
         pytest.skip(message)
     return path
 

@@ -477,7 +477,6 @@ def page_weight(site: Path) -> list[dict]:
     is the same files gzip-compressed (level 6), as a static host such as GitHub Pages sends them."""
     import functools
     import gzip
-    import shutil
     import threading
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
@@ -487,15 +486,19 @@ def page_weight(site: Path) -> list[dict]:
         def log_message(self, *args):
             pass
 
-    if not shutil.which("chromium"):
-        raise RuntimeError("page weight needs Debian's chromium (apt-get install chromium)")
+    sys.path.insert(0, str(ROOT / "tests"))
+    from browser_path import find_browser, missing_message
+
+    executable = find_browser()
+    if executable is None:
+        raise RuntimeError("page weight needs a browser: " + missing_message())
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_address[1]}/"
     rows = []
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=shutil.which("chromium"), args=[
+            browser = pw.chromium.launch(executable_path=executable, args=[
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
             for page_file in sorted(site.glob("*.html")):
                 responses = []
