@@ -31,7 +31,7 @@ from seqmodels import (attention, birnn, blocks, capacity, charlm, comparison, c
                        delay, diagrams, explore, gradient_paths, lstm, numeric, optim, plotting, pretrained, probe,
                        projection, rnn, senses, serving, timing, train, vectors, word2vec)
 from seqmodels import bilm, bilm_train, elmo  # noqa: E402
-from seqmodels import ablation, agreement, cell_diagram, gru, stacked  # noqa: E402
+from seqmodels import ablation, agreement, cell_diagram, gru, recurrent, stacked  # noqa: E402
 
 NAN, INF = float("nan"), float("inf")
 TIME_LIMIT = 30  # seconds per case; every case should fail in well under one
@@ -94,6 +94,8 @@ NO_INPUT = {
     "agreement.AgreementResult.median_steps_to_solve": "takes no arguments",
     "agreement.AgreementResult.n_censored": "takes no arguments",
     "stacked.StackRun": "record returned by train_arms",
+    "recurrent.Pass": "record returned by recurrent.forward",
+    "recurrent.Pass.h_last": "takes no arguments",
     "stacked.Arm.cell": "takes no arguments",
     "explore.State": "record made by explorable",
     "explore.Explorable": "record returned by explorable",
@@ -150,8 +152,43 @@ case("tables.result_table", "row too long", "rows", lambda: tables.result_table(
 case("tables.result_table", "NaN cell", "rows", lambda: tables.result_table([(NAN,)], [tables.Column("x", fmt=".2f")]))
 case("tables.result_table", "object cell", "rows", lambda: tables.result_table([(object(),)], ["x"]))
 
+# recurrent
+_KW, _KB = np.zeros((2, 8, 5)), np.zeros((2, 8))  # two LSTMs, d_in 3, d_hidden 2
+_KX = np.zeros((4, 3, 3))  # T 4, batch 3, d_in 3
+case("recurrent.forward", "unknown kind", "kind", lambda: recurrent.forward("transformer", _KW, _KB, _KX), KeyError)
+case("recurrent.forward", "W rows no multiple of 3 for a GRU", "W", lambda: recurrent.forward("gru", _KW, _KB, _KX))
+case("recurrent.forward", "NaN in W", "W", lambda: recurrent.forward("lstm", np.full((2, 8, 5), NAN), _KB, _KX))
+case("recurrent.forward", "b of the wrong length", "b", lambda: recurrent.forward("lstm", _KW, _KB[:, :7], _KX))
+case("recurrent.forward", "xs of another width", "xs", lambda: recurrent.forward("lstm", _KW, _KB, _KX[..., :2]))
+case("recurrent.forward", "empty sequence", "xs", lambda: recurrent.forward("lstm", _KW, _KB, np.zeros((0, 3, 3))))
+case("recurrent.forward", "inputs for three models, two models", "xs",
+     lambda: recurrent.forward("lstm", _KW, _KB, np.zeros((4, 3, 3, 3))))
+case("recurrent.backward", "not a Pass", "p", lambda: recurrent.backward({"W": _KW}, dh_last=np.zeros((2, 3, 2))))
+case("recurrent.backward", "a pass without keep", "p",
+     lambda: recurrent.backward(recurrent.forward("lstm", _KW, _KB, _KX, keep=False, tag="bad"),
+                                dh_last=np.zeros((2, 3, 2))))
+case("recurrent.backward", "neither dhs nor dh_last", "dhs",
+     lambda: recurrent.backward(recurrent.forward("lstm", _KW, _KB, _KX, tag="bad")))
+case("recurrent.backward", "dhs of the wrong shape", "dhs",
+     lambda: recurrent.backward(recurrent.forward("lstm", _KW, _KB, _KX, tag="bad"), dhs=np.zeros((4, 2, 3, 3))))
+case("recurrent.backward", "inf in dh_last", "dh_last",
+     lambda: recurrent.backward(recurrent.forward("lstm", _KW, _KB, _KX, tag="bad"), dh_last=np.full((2, 3, 2), INF)))
+case("recurrent.Pass.states", "a pass without keep", "keep",
+     lambda: recurrent.forward("lstm", _KW, _KB, _KX, keep=False, tag="bad").states())
+
 # numeric
 case("numeric.sigmoid", "NaN", "z", lambda: numeric.sigmoid([0.0, NAN]))
+case("numeric.sigmoid_from_tanh", "a list", "t", lambda: numeric.sigmoid_from_tanh([0.5]))
+case("numeric.sigmoid_of_half", "integers", "a", lambda: numeric.sigmoid_of_half(np.arange(3)))
+case("numeric.softmax_", "a list", "s", lambda: numeric.softmax_([0.0, 1.0]))
+case("numeric.stacked_cross_entropy", "2-D logits", "logits", lambda: numeric.stacked_cross_entropy(np.zeros((2, 3)), [0, 1]))
+case("numeric.stacked_cross_entropy", "label out of range", "labels",
+     lambda: numeric.stacked_cross_entropy(np.zeros((1, 2, 3)), [0, 3]))
+case("numeric.stacked_cross_entropy", "labels of another length", "labels",
+     lambda: numeric.stacked_cross_entropy(np.zeros((1, 2, 3)), [0]))
+case("numeric.stacked_cross_entropy", "NaN logits", "logits",
+     lambda: numeric.stacked_cross_entropy(np.full((1, 2, 3), NAN), [0, 1]))
+case("numeric.stacked_cross_entropy_", "2-D logits", "logits", lambda: numeric.stacked_cross_entropy_(np.zeros((2, 3)), np.zeros(2, int)))
 case("numeric.workspace", "zero bytes", "max_bytes", lambda: numeric.workspace(0))
 case("numeric.workspace", "a string", "max_bytes", lambda: numeric.workspace("1"))
 case("numeric.sigmoid", "object dtype", "z", lambda: numeric.sigmoid(np.array([1, "a"], dtype=object)))
