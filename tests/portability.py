@@ -56,10 +56,13 @@ a = np.random.default_rng(0).standard_normal((96, 96))
 (a @ a).sum(), np.linalg.solve(a + 96 * np.eye(96), a[0])
 print(next(i["architecture"] for i in threadpool_info() if i["internal_api"] == "openblas"))
 """
+DTYPE_MARK = "PORTABILITY-DTYPE "
 REPORT_CELL = (
     "import numpy as _portability_numpy  # loads OpenBLAS on pages that do not use numpy\n"
+    "import os as _portability_os\n"
     "from threadpoolctl import threadpool_info as _portability_info\n"
-    f"print({KERNEL_MARK!r} + next(i['architecture'] for i in _portability_info() if i['internal_api'] == 'openblas'))"
+    f"print({KERNEL_MARK!r} + next(i['architecture'] for i in _portability_info() if i['internal_api'] == 'openblas'))\n"
+    f"print({DTYPE_MARK!r} + _portability_os.environ.get('SEQMODELS_DTYPE', 'unset'))"
 )
 ANSI = re.compile(r"\x1b\[[0-9;]*m")  # the colours of IPython's tracebacks
 GLUE_ROLE = re.compile(r"\{glue:text\}`([^`]+)`")
@@ -135,13 +138,15 @@ def execute(path: Path) -> dict:
     except Exception as exc:  # a kernel that dies, a timeout
         error = f"{type(exc).__name__}: {exc}"[-3000:]
     seconds = time.perf_counter() - start
-    reported = None
+    reported = dtype = None
     for out in nb.cells[-1].get("outputs", []):
         for line in out.get("text", "").splitlines():
             if line.startswith(KERNEL_MARK):
                 reported = line[len(KERNEL_MARK):].strip()
+            if line.startswith(DTYPE_MARK):
+                dtype = line[len(DTYPE_MARK):].strip()
     return {"seconds": round(seconds, 2), "error": error, "kernel_in_notebook": reported,
-            "glue": glued_values(nb)}
+            "dtype_in_notebook": dtype, "glue": glued_values(nb)}
 
 
 def worker(out: Path, only: list[str]) -> None:
@@ -278,6 +283,9 @@ def main() -> int:
             run = chapters_run[name]
             if run["error"]:
                 failures.append(f"{label}, {name}: {run['error']}")
+            elif label == dtype_label and run.get("dtype_in_notebook") != "float64":
+                failures.append(f"{label}, {name}: the notebook saw {DTYPE_VARIABLE}="
+                                f"{run.get('dtype_in_notebook')}, expected float64 (it did not reach it)")
             elif run["kernel_in_notebook"] != expected:
                 failures.append(f"{label}, {name}: the notebook kernel used {run['kernel_in_notebook']}, "
                                 f"expected {expected} (OPENBLAS_CORETYPE did not reach it)")
