@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ._checks import as_int_list, as_rng, finite_float, positive_int
-from .stacked import median_steps_to_solve, stack_accuracy, train_arms
+from .stacked import StepsToSolve, stack_accuracy, train_arms
 from .train import TrainConfig
 
 
@@ -129,7 +129,7 @@ class AgreementTask:
 
 
 @dataclass
-class AgreementResult:
+class AgreementResult(StepsToSolve):
     """What :func:`agreement_experiment` measured."""
 
     arms: tuple[str, ...]
@@ -147,26 +147,7 @@ class AgreementResult:
     censored: np.ndarray | None = None
     cap: int | None = None  #: the most updates a model got with ``stop_when_solved``; else None
 
-    def _stopping(self) -> None:
-        if self.steps_to_solve is None:
-            raise ValueError("this result has no steps to solve: run agreement_experiment with stop_when_solved=True")
-
-    def median_steps_to_solve(self) -> np.ndarray:
-        """(n_arms,): median updates to solve among the seeds solved by the cap (NaN where none
-        was); the censored seeds are counted by :meth:`n_censored`.
-
-        Raises ``ValueError`` for a result of ``agreement_experiment`` without ``stop_when_solved``.
-        """
-        self._stopping()
-        return median_steps_to_solve(self.steps_to_solve, ~self.censored)
-
-    def n_censored(self) -> np.ndarray:
-        """(n_arms,): seeds not found solved by the cap.
-
-        Raises ``ValueError`` for a result of ``agreement_experiment`` without ``stop_when_solved``.
-        """
-        self._stopping()
-        return self.censored.sum(axis=-1)
+    experiment = "agreement_experiment"  #: named in the error of the stopping-rule summaries
 
 
 def solve_set(task: AgreementTask, train_distances=(1, 20), n_per_distance: int = 64, seed: int = 3000,

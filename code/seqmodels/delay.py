@@ -29,7 +29,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_int_list, as_rng, finite_float, one_of, positive_int
-from .stacked import Arm, median_steps_to_solve, train_arms
+from .stacked import Arm, StepsToSolve, train_arms
 from .train import Recurrence, TrainConfig, Trained, accuracy, lstm_cell, rnn_cell, train_classifier
 from .tables import Column, Table, result_table
 
@@ -253,7 +253,7 @@ DELAY_ARMS = (
 
 
 @dataclass
-class ArmsResult:
+class ArmsResult(StepsToSolve):
     """What :func:`arms_experiment` measured."""
 
     arms: tuple[Arm, ...]
@@ -343,26 +343,7 @@ class ArmsResult:
         columns = [Column("arm")] + [Column(f"delay {d}: solved (95% interval)") for d in self.delays]
         return result_table(rows, columns)
 
-    def _stopping(self) -> None:
-        if self.steps_to_solve is None:
-            raise ValueError("this result has no steps to solve: run arms_experiment with stop_when_solved=True")
-
-    def median_steps_to_solve(self) -> np.ndarray:
-        """(n_arms, n_delays): median updates to solve among the seeds solved by the cap (NaN where
-        none was); the censored seeds are counted by :meth:`n_censored`.
-
-        Raises ``ValueError`` for a result of ``arms_experiment`` without ``stop_when_solved``.
-        """
-        self._stopping()
-        return median_steps_to_solve(self.steps_to_solve, ~self.censored)
-
-    def n_censored(self) -> np.ndarray:
-        """(n_arms, n_delays): seeds not found solved by the cap.
-
-        Raises ``ValueError`` for a result of ``arms_experiment`` without ``stop_when_solved``.
-        """
-        self._stopping()
-        return self.censored.sum(axis=-1)
+    experiment = "arms_experiment"  #: named in the error of the stopping-rule summaries
 
     def steps_table(self) -> Table:
         """One row per arm: at each delay, the seeds found solved by the cap (on the held-out solve

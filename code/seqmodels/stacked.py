@@ -458,3 +458,30 @@ def _solve_accuracy(kind: str, params: Params, batches) -> np.ndarray:
     """(S,) share of all the sequences of ``batches`` each model of the stack ``params`` gets right."""
     right = sum((stack_logits(kind, params, xs).argmax(axis=-1) == labels).sum(axis=1) for xs, labels in batches)
     return right / sum(len(labels) for _, labels in batches)
+
+
+class StepsToSolve:
+    """What a result trained to the stopping rule adds (a mixin of :class:`seqmodels.delay.ArmsResult`
+    and :class:`seqmodels.agreement.AgreementResult`): their fields ``steps_to_solve`` and
+    ``censored`` (arrays whose last axis is the seeds, ``None`` without the rule)."""
+
+    def _stopping(self) -> None:
+        if self.steps_to_solve is None:
+            raise ValueError(f"this result has no steps to solve: run {self.experiment} with stop_when_solved=True")
+
+    def median_steps_to_solve(self) -> np.ndarray:
+        """Median updates to solve among the seeds solved by the cap, over the last axis (NaN where
+        none was); the censored seeds are counted by :meth:`n_censored`.
+
+        Raises ``ValueError`` for a result trained without ``stop_when_solved``.
+        """
+        self._stopping()
+        return median_steps_to_solve(self.steps_to_solve, ~self.censored)
+
+    def n_censored(self) -> np.ndarray:
+        """Seeds not found solved by the cap, over the last axis.
+
+        Raises ``ValueError`` for a result trained without ``stop_when_solved``.
+        """
+        self._stopping()
+        return self.censored.sum(axis=-1)
