@@ -202,9 +202,9 @@ GOOD = dict(X=np.zeros((3, 4)), W_q=np.zeros((4, 2)), W_k=np.zeros((4, 2)), W_v=
     ({"X": np.zeros(4)}, r"X must be 2-D or 3-D, got shape \(4,\)"),
     ({"X": np.zeros((0, 4))}, r"X must hold at least one position \(T >= 1\), got shape \(0, 4\)"),
     ({"X": np.full((3, 4), np.nan)}, r"X must be finite, got NaN or inf at index \(0, 0\)"),
-    ({"W_q": np.zeros((3, 2))}, r"W_q must have shape \(d_model, d_k\) with d_model = 4, got \(3, 2\)"),
+    ({"W_q": np.zeros((3, 2))}, r"W_q must have shape \(d_model, d_k\) with d_model = 4 and d_k >= 1, got \(3, 2\)"),
     ({"W_k": np.zeros((4, 3))}, r"W_k must have shape \(d_model, d_k\), like W_q = \(4, 2\), got \(4, 3\)"),
-    ({"W_v": np.zeros((5, 5))}, r"W_v must have shape \(d_model, d_v\) with d_model = 4, got \(5, 5\)"),
+    ({"W_v": np.zeros((5, 5))}, r"W_v must have shape \(d_model, d_v\) with d_model = 4 and d_v >= 1, got \(5, 5\)"),
     ({"W_v": np.array(["a"])}, r"W_v must be a real numeric array, got dtype <U1"),
 ])
 def test_self_attention_rejects_bad_input(change, match):

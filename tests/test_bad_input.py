@@ -280,6 +280,10 @@ case("attention.self_attention", "1-D X", "X", lambda: attention.self_attention(
 case("attention.self_attention", "no positions", "X", lambda: attention.self_attention(np.zeros((0, 4)), *ATT))
 case("attention.self_attention", "zero batch", "X", lambda: attention.self_attention(np.zeros((0, 3, 4)), *ATT))
 case("attention.self_attention", "NaN X", "X", lambda: attention.self_attention([[NAN] * 4], *ATT))
+case("attention.self_attention", "d_k = 0", "W_q",
+     lambda: attention.self_attention(np.zeros((3, 4)), np.zeros((4, 0)), np.zeros((4, 0)), np.zeros((4, 2))))
+case("attention.self_attention", "d_v = 0", "W_v",
+     lambda: attention.self_attention(np.zeros((3, 4)), np.zeros((4, 2)), np.zeros((4, 2)), np.zeros((4, 0))))
 case("attention.self_attention", "W_q of another width", "W_q",
      lambda: attention.self_attention(np.zeros((3, 4)), np.zeros((3, 4)), ATT[1], ATT[2]))
 case("attention.self_attention", "W_k unlike W_q", "W_k",
@@ -829,6 +833,9 @@ case("vectors.cosine_similarity", "NaN", "u", lambda: vectors.cosine_similarity(
 case("vectors.WordVectors", "one row short", "vectors", lambda: vectors.WordVectors(["a", "b"], np.zeros((1, 2))))
 case("vectors.WordVectors", "no words", "words", lambda: vectors.WordVectors([], np.zeros((0, 2))))
 case("vectors.WordVectors", "a word that is not a str", "words", lambda: vectors.WordVectors(["a", 3], np.ones((2, 2))))
+case("vectors.WordVectors", "one str for the words", "words", lambda: vectors.WordVectors("ab", np.ones((2, 2))))
+case("vectors.nearest", "restrict_vocab leaves only the query", "restrict_vocab",
+     lambda: vectors.nearest(EMB, "cat", restrict_vocab=1))
 case("vectors.WordVectors", "NaN vector", "vectors", lambda: vectors.WordVectors(["a"], np.array([[NAN, 1.0]])))
 case("vectors.WordVectors", "1-D vectors", "vectors", lambda: vectors.WordVectors(["a"], np.ones(2)))
 case("vectors.WordVectors.index", "unknown word", "word", lambda: EMB.index("cow"), KeyError)

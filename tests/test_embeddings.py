@@ -333,3 +333,10 @@ def test_embeddings_chapter_shows_its_numbers(site):
     body = " ".join(soup.find("main").get_text(" ").split())
     assert "{glue" not in body, "a glue role was not resolved"
     assert "Queen comes out at rank 1 ," in body
+
+
+def test_one_hot_of_no_indices_is_no_rows():
+    from seqmodels.vectors import one_hot
+
+    assert one_hot([], 3).shape == (0, 3)
+    assert one_hot(np.array([], dtype=int), 5).shape == (0, 5)

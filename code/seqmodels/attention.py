@@ -72,11 +72,11 @@ def _check_layer(X, W_q, W_k, W_v):
     W_q = as_float_array("W_q", W_q, ndims=(2,))
     W_k = as_float_array("W_k", W_k, ndims=(2,))
     W_v = as_float_array("W_v", W_v, ndims=(2,))
-    if W_q.shape[0] != d_model:
-        raise ValueError(f"W_q must have shape (d_model, d_k) with d_model = {d_model}, got {W_q.shape}")
+    if W_q.shape[0] != d_model or W_q.shape[1] == 0:
+        raise ValueError(f"W_q must have shape (d_model, d_k) with d_model = {d_model} and d_k >= 1, got {W_q.shape}")
     check_shape("W_k", W_k, W_q.shape, "(d_model, d_k), like W_q")
-    if W_v.shape[0] != d_model:
-        raise ValueError(f"W_v must have shape (d_model, d_v) with d_model = {d_model}, got {W_v.shape}")
+    if W_v.shape[0] != d_model or W_v.shape[1] == 0:
+        raise ValueError(f"W_v must have shape (d_model, d_v) with d_model = {d_model} and d_v >= 1, got {W_v.shape}")
     return X, W_q, W_k, W_v
 
 

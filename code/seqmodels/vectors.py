@@ -43,7 +43,8 @@ def one_hot(indices, vocab_size: int) -> np.ndarray:
         raise ValueError(f"indices must lie in [0, vocab_size) = [0, {vocab_size}), got values from "
                          f"{idx.min()} to {idx.max()}")
     out = np.zeros((idx.size, vocab_size))
-    out[np.arange(idx.size), idx] = 1.0
+    if idx.size:  # no indices: no rows (np.asarray([]) is a float array, which cannot index)
+        out[np.arange(idx.size), idx] = 1.0
     return out
 
 
@@ -113,6 +114,8 @@ class WordVectors:
         if vectors.ndim != 2 or vectors.dtype.kind != "f":
             raise ValueError(f"vectors must be a 2-D float array (n, d), got shape {vectors.shape} "
                              f"and dtype {vectors.dtype}")
+        if isinstance(words, str):
+            raise ValueError(f"words must be a sequence of str, one per row of vectors, got one str {words[:40]!r}")
         words = list(words)
         if len(words) != vectors.shape[0]:
             raise ValueError(f"vectors must have one row per word: {len(words)} words, got shape {vectors.shape}")
@@ -241,6 +244,8 @@ def nearest(emb: WordVectors, word_or_vector, k: int = 10, restrict_vocab: int |
             raise ValueError("word_or_vector is the zero vector: it has no direction to compare by cosine")
         query, exclude = query / norm, []
     cand = _candidates(emb, restrict_vocab)
+    if not set(range(cand.shape[0])) - set(exclude):
+        raise ValueError(f"restrict_vocab={restrict_vocab} leaves no word to search besides the query itself")
     return _top_k(cand @ query.astype(cand.dtype), exclude, k, emb.words)
 
 
