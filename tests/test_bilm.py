@@ -144,8 +144,7 @@ def test_the_training_loop_is_lstm_forward_and_lstm_backward_to_round_off(T, d_i
     W2, b2 = 0.5 * rng.normal(size=W.shape), rng.normal(size=b.shape)  # a second LSTM beside it
     xs2, dhs2 = rng.normal(size=xs.shape), rng.normal(size=dhs.shape)
     forward = _lstm_layer(np.stack([xs, xs2], axis=1), np.stack([W, W2]), np.stack([b, b2]))
-    grads = _lstm_layer_backward(np.stack([xs, xs2], axis=1), np.stack([W, W2]), forward,
-                                 np.stack([dhs, dhs2], axis=1))
+    grads = _lstm_layer_backward(forward, np.stack([dhs, dhs2], axis=1))
     for k, (W_k, b_k, xs_k, dhs_k) in enumerate(((W, b, xs, dhs), (W2, b2, xs2, dhs2))):
         hs, _ = lstm_forward(xs_k, z, z, W_k, b_k)
         np.testing.assert_allclose(forward[0][:, k], hs, rtol=0, atol=1e-13)

@@ -194,10 +194,11 @@ def _lstm_layer(xs: np.ndarray, W: np.ndarray, b: np.ndarray, tag: str | None = 
     return run.states(), run
 
 
-def _lstm_layer_backward(xs: np.ndarray, W: np.ndarray, forward, dhs: np.ndarray, tag: str = "bwd"):
-    """The gradients ``(dW, db, dxs)`` of ``sum(hs * dhs)`` for a :func:`_lstm_layer` pass
+def _lstm_layer_backward(forward, dhs: np.ndarray):
+    """The gradients ``(dW, db, dxs)`` of ``sum(hs * dhs)`` for a :func:`_lstm_layer` result
     ``forward`` (:func:`seqmodels.recurrent.backward`; the formulas of
-    :func:`~seqmodels.lstm.lstm_backward`), shaped like ``W``, ``b`` and ``xs``."""
+    :func:`~seqmodels.lstm.lstm_backward`), shaped like that layer's ``W``, ``b`` and ``xs``: the
+    kernel's pass holds the weights and inputs it ran on."""
     g = recurrent.backward(forward[1], dhs=dhs, inputs=True)
     return g["W"], g["b"], g["xs"]
 
@@ -206,18 +207,17 @@ def _run_layers(params: Params, ids: np.ndarray, directions=DIRECTIONS, tag: str
     """The stacks of ``directions`` side by side over ``ids`` (T, B); each direction reads the
     tokens in its own order (``"bwd"`` reads ``ids[::-1]``).
 
-    Returns the input of every layer and every layer's :func:`_lstm_layer` result (states first),
-    each (T, D, B, .), for :func:`_lstm_layer_backward`, which then need not run it again."""
+    Returns every layer's :func:`_lstm_layer` result (states (T, D, B, H) first), for
+    :func:`_lstm_layer_backward`, which then need not run it again."""
     orders = np.stack([ids if d == "fwd" else ids[::-1] for d in directions], axis=1)  # (T, D, B)
-    inputs, forwards = [], []
+    forwards = []
     x = params["E"][orders]  # (T, D, B, d_embed)
     for layer in range(n_layers_of(params)):
         forward = _lstm_layer(x, _stacked(params, layer, "W", directions),
                               _stacked(params, layer, "b", directions), None if tag is None else f"{tag}{layer}")
-        inputs.append(x)
         forwards.append(forward)
         x = forward[0]
-    return inputs, forwards
+    return forwards
 
 
 def _stacked(params: Params, layer: int, what: str, directions=DIRECTIONS) -> np.ndarray:
@@ -228,7 +228,7 @@ def _run_direction(params: Params, direction: str, ids: np.ndarray) -> list[np.n
     """The states (T, B, d_hidden) of every layer of one direction over ``ids`` (T, B), which are
     in its reading order already."""
     order = ids if direction == "fwd" else ids[::-1]  # _run_layers reverses "bwd" itself
-    return [fw[0][:, 0] for fw in _run_layers(params, order, (direction,))[1]]
+    return [fw[0][:, 0] for fw in _run_layers(params, order, (direction,))]
 
 
 def direction_states(params: Params, direction: str, ids) -> list[np.ndarray]:
@@ -396,7 +396,7 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
     total = 0.0
     g: Params = {k: np.zeros_like(v, dtype=np.float64) for k, v in params.items()} if grads else {}
     # both directions at once, on a leading axis of size 2 (fwd, bwd); each predicts N tokens
-    inputs, forwards = _run_layers(params, ids, tag="bilm")  # workspace: used here only
+    forwards = _run_layers(params, ids, tag="bilm")  # workspace: used here only
     D = len(DIRECTIONS)
     top = forwards[-1][0][:-1].reshape(-1, H)  # ((T-1) D B, H): every state that predicts a token
     targets = np.stack([ids[1:], ids[::-1][1:]], axis=1)  # (T-1, D, B): the token read next
@@ -408,8 +408,7 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
         dhs = np.zeros((T, D, B, H))
         dhs[:-1] = (dlogits @ W_out).reshape(T - 1, D, B, H)
         for layer in reversed(range(len(forwards))):
-            dW, db, dhs = _lstm_layer_backward(inputs[layer], _stacked(params, layer, "W"),
-                                               forwards[layer], dhs, tag=f"bilm_bwd{layer}")
+            dW, db, dhs = _lstm_layer_backward(forwards[layer], dhs)
             for k, direction in enumerate(DIRECTIONS):
                 g[f"{direction}{layer}.W"] += dW[k]
                 g[f"{direction}{layer}.b"] += db[k]
@@ -468,14 +467,12 @@ def seeds_loss_and_grads(P: Params, ids, dtype=np.float64, grads: bool = True) -
     seed_ix = np.arange(S)[None, :, None, None]
     x = E[seed_ix, orders].reshape(T, D, B, -1).astype(dtype)
     n_layers = sum(1 for k in P if k.startswith("fwd") and k.endswith(".W"))
-    inputs, forwards, Ws = [], [], []
+    forwards = []
     for layer in range(n_layers):
         W = np.stack([P[f"fwd{layer}.W"], P[f"bwd{layer}.W"]], axis=1).reshape(D, 4 * H, -1).astype(dtype)
         b = np.stack([P[f"fwd{layer}.b"], P[f"bwd{layer}.b"]], axis=1).reshape(D, 4 * H).astype(dtype)
         forward = _lstm_layer(x, W, b, f"seeds{layer}")
-        inputs.append(x)
         forwards.append(forward)
-        Ws.append(W)
         x = forward[0]
     N = (T - 1) * 2 * B  # predictions per seed
     top = x[:-1].reshape(T - 1, S, 2 * B, H).transpose(1, 0, 2, 3).reshape(S, N, H).astype(np.float64)
@@ -488,8 +485,7 @@ def seeds_loss_and_grads(P: Params, ids, dtype=np.float64, grads: bool = True) -
     dhs = np.zeros((T, D, B, H), dtype)
     dhs[:-1] = (dlogits @ W_out).reshape(S, T - 1, 2 * B, H).transpose(1, 0, 2, 3).reshape(T - 1, D, B, H)
     for layer in reversed(range(n_layers)):
-        dW, db, dhs = _lstm_layer_backward(inputs[layer], Ws[layer], forwards[layer], dhs,
-                                           tag=f"seeds_bwd{layer}")
+        dW, db, dhs = _lstm_layer_backward(forwards[layer], dhs)
         dW, db = dW.reshape(S, 2, *dW.shape[1:]).astype(np.float64), db.reshape(S, 2, -1).astype(np.float64)
         g[f"fwd{layer}.W"], g[f"bwd{layer}.W"] = dW[:, 0], dW[:, 1]
         g[f"fwd{layer}.b"], g[f"bwd{layer}.b"] = db[:, 0], db[:, 1]
