@@ -81,7 +81,6 @@ class Pass:
 
     kind: str
     W: np.ndarray  #: (S, kH, d_in + H), the reference layout, in the arithmetic dtype
-    shared_input: bool  #: one input for all models (xs was (T, B, d_in))
     T: int
     B: int
     d_in: int
@@ -260,7 +259,7 @@ def forward(kind: str, W, b, xs, *, keep: bool = True, tag: str = "") -> Pass:
             np.add(n, tmp, out=h_new)
             Z[:, hr, slot(t + 1)] = h_new
         extra = (Z2, hs)
-    return Pass(kind, W, shared, T, B, d_in, H, keep, Z, acts, extra, tag)
+    return Pass(kind, W, T, B, d_in, H, keep, Z, acts, extra, tag)
 
 
 def _weight_grads(das: np.ndarray, Z: np.ndarray, T: int) -> np.ndarray:
