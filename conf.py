@@ -181,15 +181,42 @@ def _stamp_code_dependencies(app, docname, source) -> None:
     source[0] = stamped
 
 
+def _blas_kernel() -> str:
+    """The OpenBLAS kernel every chapter of this build runs on, set for the chapters' kernels.
+
+    OpenBLAS picks its kernel from the CPU each time a process loads it, and kernels round
+    differently in the last bits. A machine whose CPU can change under it (a virtual machine moved
+    to another host) could otherwise run two chapters of one build on two kernels, or reuse cached
+    outputs of another kernel. So the build takes the kernel once, here (``OPENBLAS_CORETYPE`` if
+    set, else the one OpenBLAS picks in this process), passes it to every chapter as
+    ``OPENBLAS_CORETYPE``, and keys the execution cache on it; the status page prints it."""
+    chosen = os.environ.get("OPENBLAS_CORETYPE", "")
+    if not chosen:
+        import numpy  # noqa: F401  (loads OpenBLAS, so threadpoolctl can name its kernel)
+        from threadpoolctl import threadpool_info
+
+        found = [i["architecture"] for i in threadpool_info() if i.get("internal_api") == "openblas"]
+        chosen = found[0] if found else ""
+        if chosen:
+            os.environ["OPENBLAS_CORETYPE"] = chosen  # inherited by every notebook kernel
+    return chosen
+
+
+seqmodels_blas_kernel = _blas_kernel()
+
+
 def _environment_hash(requirements: Path) -> str:
-    """The pinned packages, the Python version and the training precision the chapters read
-    (``SEQMODELS_DTYPE``, float32 when unset): a new pin (numpy, matplotlib, ...) or another
-    precision can change any output, and the status page prints the versions, so it starts an
-    empty cache and, being a config value with rebuild 'env', makes Sphinx re-read every chapter."""
+    """The pinned packages, the Python version, the training precision the chapters read
+    (``SEQMODELS_DTYPE``, float32 when unset) and the OpenBLAS kernel (``_blas_kernel``): a new pin
+    (numpy, matplotlib, ...), another precision or another kernel can change any output, and the
+    status page prints the versions and the kernel, so it starts an empty cache and, being a config
+    value with rebuild 'env', makes Sphinx re-read every chapter. (``make portability`` relies on
+    this: every output of the main build comes from the one kernel its status page names.)"""
     digest = hashlib.sha256(sys.version.encode() + b"\0")
     dtype = os.environ.get("SEQMODELS_DTYPE", "")
     if dtype and dtype != "float32":
         digest.update(b"SEQMODELS_DTYPE=" + dtype.encode() + b"\0")  # the default keeps today's key
+    digest.update(b"OPENBLAS_CORETYPE=" + seqmodels_blas_kernel.lower().encode() + b"\0")
     if requirements.is_file():
         digest.update(requirements.read_bytes())
     return digest.hexdigest()[:16]

@@ -7,24 +7,29 @@ hold, under each. ``make portability`` runs this script::
 
     python tests/portability.py [--kernels Haswell,Zen,...] [--jobs 2] [--min-kernels 3]
 
-1. Probe each candidate kernel in a small process: the CPU may lack its instructions (it then
+1. The base is the main build (``make portability`` builds it first, as ``make html``; a build
+   runs every chapter on one kernel, which its status page names): the values each chapter glued,
+   read from ``<BUILDDIR>/jupyter_execute``, after checking that its code cells are the sources'
+   and that the build used the default precision. Where that cannot be used (no build, a stale
+   one, ``--base run``), the base kernel executes every chapter like the others.
+2. Probe each candidate kernel in a small process: the CPU may lack its instructions (it then
    dies with SIGILL and is skipped, saying so), and some names resolve to the same kernel as
-   another (then it is not run twice).
-2. For the machine's default kernel and every distinct other one, a worker process with
-   ``OPENBLAS_CORETYPE`` set executes each chapter (``book/*.md`` with code cells, read by myst-nb's
-   own reader, executed by nbclient on the ``python3`` kernel in ``book/``, as the build does). The
-   notebook kernels inherit the variable; a cell appended to each chapter reports the kernel
-   OpenBLAS actually uses there, and a mismatch fails the check.
-3. Compare the glued values with the default kernel's: how many differ as stored (the full
-   ``repr``), and how many differ as printed on the page (with the format the prose gives them,
-   e.g. ``{glue:text}`loss_last:.2f```).
-
-4. Execute once more, on the default kernel, every chapter that reads ``SEQMODELS_DTYPE`` (the
+   another or as the base (then it is not run again).
+3. Every distinct other kernel executes each chapter (``book/*.md`` with code cells, read by
+   myst-nb's own reader, executed by nbclient on the ``python3`` kernel in ``book/``, as the build
+   does) in a worker process with ``OPENBLAS_CORETYPE`` set. One job is one chapter under one
+   kernel, the longest first (as long as the main build took), so two jobs keep two cores busy to
+   the end. A cell appended to each chapter reports the kernel OpenBLAS actually uses there, and a
+   mismatch fails the check.
+4. Compare the glued values with the base's: how many differ as stored (the full ``repr``), and
+   how many differ as printed on the page (with the format the prose gives them, e.g.
+   ``{glue:text}`loss_last:.2f```).
+5. Execute once more, on the base kernel, every chapter that reads ``SEQMODELS_DTYPE`` (the
    precision of its training runs, float32 by default), with ``SEQMODELS_DTYPE=float64``: the
    precision is another setting whose change every ``assert`` must survive.
 
 It fails (exit 1) if any chapter raises under any kernel or precision, or fewer than ``--min-kernels`` kernels
-besides the default could run. Differences of glued values are reported, not failed: a claim is
+besides the base could run. Differences of glued values are reported, not failed: a claim is
 guarded by an ``assert`` in its chapter, which is what must hold everywhere. The report goes to
 ``$SEQMODELS_BUILDDIR/portability/`` (``report.md``, ``report.json``) and to stdout.
 """
@@ -90,9 +95,13 @@ def kernel_env(kernel: str | None, dtype: str | None = None) -> dict[str, str]:
     return env
 
 
+DTYPE_READ = re.compile(r"np\.dtype\(os\.environ\.get\(\"" + DTYPE_VARIABLE + "\"")
+
+
 def dtype_chapters(only: list[str]) -> list[str]:
-    """The chapters whose training precision ``SEQMODELS_DTYPE`` sets."""
-    return [p.stem for p in chapters() if DTYPE_VARIABLE in p.read_text() and (not only or p.stem in only)]
+    """The chapters whose training precision ``SEQMODELS_DTYPE`` sets (``np.dtype(os.environ.get(
+    "SEQMODELS_DTYPE", ...))`` in their code; the status page only prints the variable)."""
+    return [p.stem for p in chapters() if DTYPE_READ.search(p.read_text()) and (not only or p.stem in only)]
 
 
 def probe(kernel: str | None) -> tuple[str | None, str]:
@@ -210,25 +219,87 @@ def compare(base: dict, other: dict) -> dict:
             "printed_examples": examples}
 
 
-def run_kernel(kernel: str | None, out: Path, only: list[str], dtype: str | None = None) -> dict:
+def run_job(kernel: str, chapter: str, out: Path, dtype: str | None = None) -> dict:
+    """One chapter under one kernel (and precision), in its own worker process."""
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, __file__, "--worker", str(out), "--chapters", ",".join(only)],
-                          env=kernel_env(kernel, dtype),
-                          capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, __file__, "--worker", str(out), "--chapters", chapter],
+                          env=kernel_env(kernel, dtype), capture_output=True, text=True)
     if proc.returncode != 0 or not out.is_file():
-        raise RuntimeError(f"worker for OPENBLAS_CORETYPE={kernel} failed:\n{proc.stderr[-3000:]}")
-    result = json.loads(out.read_text())
-    return {"wall_s": round(time.perf_counter() - start, 1), "chapters": result}
+        raise RuntimeError(f"worker for {chapter} with OPENBLAS_CORETYPE={kernel} failed:\n{proc.stderr[-3000:]}")
+    run = json.loads(out.read_text())[chapter]
+    run["wall_s"] = round(time.perf_counter() - start, 1)
+    return run
+
+
+STATUS_KERNEL = re.compile(r"OpenBLAS [^|\n]*\|\s*kernel (\w+)")
+STATUS_DTYPE = re.compile(r"`SEQMODELS_DTYPE`\s*\|\s*([^|\n]+?)\s*\|")
+
+
+def code_sources(nb) -> list[str]:
+    return [cell.source for cell in nb.cells if cell.cell_type == "code"]
+
+
+def main_build(names: list[str]) -> tuple[dict | None, str, str]:
+    """The main build's glued values per chapter, the kernel it ran on (from its status page), and
+    why it cannot serve as the base ("" if it can)."""
+    import nbformat
+    from myst_nb.core.read import read_myst_markdown_notebook
+
+    folder = BUILDDIR / "jupyter_execute"
+    status = folder / "status.ipynb"
+    if not status.is_file():
+        return None, "", f"no main build in {BUILDDIR} (its status page {status} is missing)"
+    text = "\n".join(str(v) for cell in nbformat.read(status, as_version=4).cells
+                     for out in cell.get("outputs", []) for v in out.get("data", {}).values())
+    kernel, dtype = STATUS_KERNEL.search(text), STATUS_DTYPE.search(text)
+    if not kernel:
+        return None, "", f"the main build's status page ({status}) names no OpenBLAS kernel"
+    if dtype and not dtype.group(1).startswith("unset"):
+        return None, kernel.group(1), f"the main build ran with {DTYPE_VARIABLE}={dtype.group(1)}, not the default"
+    base = {}
+    for name in names:
+        executed = folder / f"{name}.ipynb"
+        if not executed.is_file():
+            return None, kernel.group(1), f"{executed} is missing"
+        source = read_myst_markdown_notebook((BOOK / f"{name}.md").read_text(), path=BOOK / f"{name}.md")
+        if code_sources(nbformat.read(executed, as_version=4)) != code_sources(source):
+            return None, kernel.group(1), f"{executed} is older than book/{name}.md (run `make html`)"
+        glue_file = folder / f"{name}.glue.json"
+        glue = json.loads(glue_file.read_text()) if glue_file.is_file() else {}
+        base[name] = {"seconds": None, "error": None, "kernel_in_notebook": kernel.group(1),
+                      "dtype_in_notebook": "unset",
+                      "glue": {k: v.get("data", {}).get("text/plain", "") for k, v in glue.items()}}
+    return base, kernel.group(1), ""
+
+
+def build_seconds() -> dict[str, float]:
+    """How long each chapter took to execute in the main build (jupyter-cache's records), to start
+    the longest jobs first; empty when there is no cache."""
+    from jupyter_cache import get_cache
+
+    seconds: dict[str, float] = {}
+    root = BUILDDIR / ".jupyter_cache"
+    for folder in sorted(root.iterdir()) if root.is_dir() else []:
+        try:
+            for record in get_cache(folder).list_cache_records():
+                if record.uri.startswith(str(BOOK)):
+                    seconds[Path(record.uri).stem] = float(record.data.get("execution_seconds") or 0)
+        except Exception:  # noqa: BLE001 - only an estimate; an unreadable cache gives none
+            continue
+    return seconds
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kernels", default=",".join(CANDIDATES),
-                        help="OPENBLAS_CORETYPE values to try besides the default (comma-separated)")
-    parser.add_argument("--jobs", type=int, default=2, help="kernels executed at the same time")
+                        help="OPENBLAS_CORETYPE values to try besides the base (comma-separated)")
+    parser.add_argument("--jobs", type=int, default=2, help="jobs (one chapter under one kernel) at the same time")
     parser.add_argument("--min-kernels", type=int, default=3,
-                        help="fail unless this many kernels besides the default could run")
+                        help="fail unless this many kernels besides the base could run")
     parser.add_argument("--chapters", default="", help="only these chapters (comma-separated stems)")
+    parser.add_argument("--base", choices=("auto", "build", "run"), default="auto",
+                        help="the values to compare with: the main build's (build), the default kernel "
+                             "executed here (run), or the build where it can be used (auto, the default)")
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     only = [c.strip() for c in args.chapters.split(",") if c.strip()]
@@ -236,85 +307,109 @@ def main() -> int:
         worker(args.worker, only)
         return 0
 
-    default_arch, _ = probe(None)
-    lines = [f"Default kernel on this CPU: {default_arch}.", ""]
-    runs: dict[str, str | None] = {f"default ({default_arch})": None}
-    seen = {default_arch}
+    names = [p.stem for p in chapters() if not only or p.stem in only]
+    base, base_arch, why_not = main_build(names) if args.base != "run" else (None, "", "--base run")
+    if base is None and args.base == "build":
+        print(f"portability: the main build cannot be the base: {why_not}", file=sys.stderr)
+        return 1
+    if base is None:
+        base_arch, _ = probe(None)
+        base_label = f"default ({base_arch}), executed here"
+        lines = [f"Base: the default kernel on this CPU, {base_arch}, executed here ({why_not}).", ""]
+    else:
+        base_label = f"main build ({base_arch})"
+        lines = [f"Base: the main build in {BUILDDIR}, which ran on the {base_arch} kernel "
+                 f"(OpenBLAS picks {probe(None)[0]} for this CPU now).", ""]
+    base_kernel = base_arch
+    runs: dict[str, str] = {}
+    expected: dict[str, str] = {}  # label -> the kernel its notebooks must report
+    seen = {base_arch.lower()}
     skipped = []
     for kernel in [k.strip() for k in args.kernels.split(",") if k.strip()]:
         arch, why = probe(kernel)
         if arch is None:
             skipped.append(f"{kernel}: not run, {why}")
-        elif arch in seen:
+        elif arch.lower() in seen:
             skipped.append(f"{kernel}: not run again, OpenBLAS resolves it to the {arch} kernel already run")
         else:
-            seen.add(arch)
-            runs[kernel if arch.lower() == kernel.lower() else f"{kernel} ({arch})"] = kernel
-    n_other = len(runs) - 1
+            seen.add(arch.lower())
+            label = kernel if arch.lower() == kernel.lower() else f"{kernel} ({arch})"
+            runs[label], expected[label] = kernel, arch
+    n_other = len(runs)
+    precision = dtype_chapters(only)
+    dtype_label = f"{base_arch}, {DTYPE_VARIABLE}=float64"
 
     outdir = BUILDDIR / "portability"
     outdir.mkdir(parents=True, exist_ok=True)
+    estimate = build_seconds()
+    jobs = [(label, kernel, name, None) for label, kernel in runs.items() for name in names]
+    jobs += [(dtype_label, base_kernel, name, "float64") for name in precision]
+    if base is None:
+        jobs += [(base_label, base_kernel, name, None) for name in names]
+    jobs.sort(key=lambda job: -estimate.get(job[2], 0.0))  # longest first: both cores busy to the end
     start = time.perf_counter()
-    precision = dtype_chapters(only)
-    dtype_label = f"default ({default_arch}), {DTYPE_VARIABLE}=float64"
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {label: pool.submit(run_kernel, kernel, outdir / f"{kernel or 'default'}.json", only)
-                   for label, kernel in runs.items()}
-        if precision:
-            futures[dtype_label] = pool.submit(run_kernel, None, outdir / "default-float64.json", precision, "float64")
-        results = {label: f.result() for label, f in futures.items()}
-    if precision:
-        runs[dtype_label] = None
+        futures = {job: pool.submit(run_job, job[1], job[2],
+                                    outdir / f"{re.sub(r'[^A-Za-z0-9]+', '-', job[0])}-{job[2]}.json", job[3])
+                   for job in jobs}
+        done = {job: f.result() for job, f in futures.items()}
     wall = time.perf_counter() - start
+    results: dict[str, dict] = {}
+    for (label, _, name, _), run in sorted(done.items(), key=lambda item: item[0][2]):
+        results.setdefault(label, {})[name] = run
+    if base is None:
+        base = results.pop(base_label)
+    expected[dtype_label] = base_arch
 
     failures = []
-    base_label = next(iter(runs))
-    base = results[base_label]["chapters"]
-    names = sorted(base)
-    lines += ["| kernel | chapters passed | wall (s) | glued values that differ from the default "
-              "(stored) | ... as printed on the page | ... of which measured times |",
+    lines += ["| kernel | chapters passed | seconds, summed over its chapters | glued values that differ "
+              "from the base (stored) | ... as printed on the page | ... of which measured times |",
               "| --- | ---: | ---: | ---: | ---: | ---: |"]
     comparisons = {}
-    for label, kernel in runs.items():
-        chapters_run = results[label]["chapters"]
-        expected = default_arch if kernel is None else probe(kernel)[0]
+    base_seconds = sum(r["seconds"] for r in base.values() if r["seconds"] is not None)
+    lines.append(f"| {base_label} (the base) | {len(base)}/{len(base)} | "
+                 f"{round(base_seconds, 1) if base_seconds else 'in the build'} | | | |")
+    for label in [*runs, *([dtype_label] if precision else [])]:
+        chapters_run = results.get(label, {})
         passed = 0
-        for name in [n for n in names if n in chapters_run]:
-            run = chapters_run[name]
+        for name, run in chapters_run.items():
             if run["error"]:
                 failures.append(f"{label}, {name}: {run['error']}")
             elif label == dtype_label and run.get("dtype_in_notebook") != "float64":
                 failures.append(f"{label}, {name}: the notebook saw {DTYPE_VARIABLE}="
                                 f"{run.get('dtype_in_notebook')}, expected float64 (it did not reach it)")
-            elif run["kernel_in_notebook"] != expected:
+            elif (run["kernel_in_notebook"] or "").lower() != expected[label].lower():
                 failures.append(f"{label}, {name}: the notebook kernel used {run['kernel_in_notebook']}, "
-                                f"expected {expected} (OPENBLAS_CORETYPE did not reach it)")
+                                f"expected {expected[label]} (OPENBLAS_CORETYPE did not reach it)")
             else:
                 passed += 1
         c = comparisons[label] = compare(base, chapters_run)
-        lines.append(f"| {label} | {passed}/{len(chapters_run)} | {results[label]['wall_s']} | "
+        seconds = round(sum(r["seconds"] for r in chapters_run.values()), 1)
+        lines.append(f"| {label} | {passed}/{len(chapters_run)} | {seconds} | "
                      f"{c['stored_differ']} of {c['stored_total']} | {c['printed_differ']} of {c['printed_total']} | "
                      f"{c['printed_differ_on_timing_pages']} |")
     lines += [""] + [f"- {s}" for s in skipped]
     examples = sorted({e for c in comparisons.values() for e in c["printed_examples"]})
     lines += ["", f"Measured times ({', '.join(sorted(timing_pages()))}) differ from run to run on any "
-              "kernel. Other values printed differently (default / other kernel):" if examples else
+              "kernel. Other values printed differently (base / other kernel):" if examples else
               "No other value is printed differently on any kernel."]
     if examples:
         lines += [""]
         lines += [f"- {label}: {e}" for label, c in comparisons.items() for e in c["printed_examples"]]
-    lines += ["", f"Chapters: {', '.join(names)}. Total wall time {wall:.0f} s with {args.jobs} job(s)."]
+    lines += ["", f"Chapters: {', '.join(names)}. {len(jobs)} jobs, total wall time {wall:.0f} s "
+              f"with {args.jobs} at a time."]
     if n_other < args.min_kernels:
-        failures.append(f"only {n_other} kernel(s) besides the default could run here; "
+        failures.append(f"only {n_other} kernel(s) besides the base could run here; "
                         f"--min-kernels is {args.min_kernels}")
     if failures:
         lines += ["", "FAILED:", ""] + [f"- {f}" for f in failures]
     report = "\n".join(lines) + "\n"
     (outdir / "report.md").write_text(report)
     (outdir / "report.json").write_text(json.dumps(
-        {"default": default_arch, "runs": {k: v or None for k, v in runs.items()}, "skipped": skipped,
+        {"base": base_label, "base_kernel": base_arch, "runs": runs, "skipped": skipped,
          "comparisons": comparisons, "failures": failures,
-         "seconds": {label: {n: r["seconds"] for n, r in results[label]["chapters"].items()} for label in runs}},
+         "seconds": {label: {n: r["seconds"] for n, r in results.get(label, {}).items()}
+                     for label in [*runs, dtype_label]}},
         indent=1))
     print(report)
     return 1 if failures else 0

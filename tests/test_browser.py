@@ -25,6 +25,7 @@ import functools
 import os
 import re
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -314,11 +315,31 @@ def screenshots(tmp_path_factory) -> Path:
     return folder
 
 
+def side_by_side(work, groups) -> list:
+    """``[work(browser, group) for group in groups]``, each group in its own thread with its own
+    Playwright and browser (Playwright's objects belong to the thread that made them): the light
+    and the dark visits, or the two widths, take turns on two cores instead of one after the other."""
+    executable = chromium()
+
+    def one(group):
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            instance = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+            try:
+                return work(instance, group)
+            finally:
+                instance.close()
+
+    with ThreadPoolExecutor(max_workers=len(groups)) as pool:
+        return list(pool.map(one, groups))
+
+
 @pytest.fixture(scope="session")
-def visits(site, server, browser, screenshots) -> list[Visit]:
+def visits(site, server, screenshots) -> list[Visit]:
     """Every page of the site, loaded in light and in dark mode."""
-    log: list[Visit] = []
-    for scheme in SCHEMES:
+    def visit_all(browser, scheme: str) -> list[Visit]:
+        log: list[Visit] = []
         context = new_context(browser, server, scheme, log)
         try:
             for name in pages_of(site):
@@ -326,6 +347,9 @@ def visits(site, server, browser, screenshots) -> list[Visit]:
                 open_page(context, server, name, log[-1], screenshots)
         finally:
             context.close()
+        return log
+
+    log = [visit for scheme_log in side_by_side(visit_all, SCHEMES) for visit in scheme_log]
     print(f"\nscreenshots of {len(log)} page loads: {screenshots}")
     return log
 
@@ -470,10 +494,12 @@ def measure_layout(browser, server: str, page_name: str, width: int, inject: str
 
 
 @pytest.fixture(scope="session")
-def layouts(site, server, browser) -> dict[tuple[str, str], dict]:
+def layouts(site, server) -> dict[tuple[str, str], dict]:
     """``{(width name, page): {"pageScroll": px, "boxes": [...]}}`` for every page at both widths."""
-    found = {(name, page): measure_layout(browser, server, page, width)
-             for name, width in WIDTHS.items() for page in pages_of(site)}
+    def measure_all(browser, name: str) -> dict:
+        return {(name, page): measure_layout(browser, server, page, WIDTHS[name]) for page in pages_of(site)}
+
+    found = {key: r for part in side_by_side(measure_all, list(WIDTHS)) for key, r in part.items()}
     counts = {name: sum(len(r["boxes"]) for (n, _), r in found.items() if n == name) for name in WIDTHS}
     print(f"\nboxes wider than their space: {counts}")
     return found

@@ -5,7 +5,9 @@ second is a clean one: the project (every file git tracks or would track, as it 
 tree) is copied into the test's temporary folder, sharing the warm ``.venv`` through a symlink but
 with its own empty build folder and execution cache, and ``make html`` runs in the copy. Reusing
 the main build saves a whole cold build, and it checks more: the main build may have come from the
-execution cache, the copy never does. Every file of the two sites must be identical, except the
+execution cache, the copy never does. The copy runs on the OpenBLAS kernel the main build ran on
+(its status page names it; ``OPENBLAS_CORETYPE``), so that a machine whose CPU changed between the
+two builds (a virtual machine moved to another host) still compares like with like. Every file of the two sites must be identical, except the
 pages in :data:`VARYING_PAGES`:
 
 - ``status``: execution times and dates of this build (by design);
@@ -21,6 +23,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -64,11 +67,20 @@ def copy_project(source: Path, dest: Path) -> Path:
     return dest
 
 
-def build(project: Path) -> Path:
-    """``make html`` in ``project``: a cold build (empty execution cache) on the shared .venv."""
+def build_kernel(site: Path) -> str:
+    """The OpenBLAS kernel a build ran on, as its status page prints it."""
+    text = BeautifulSoup((site / "status.html").read_text(), "html.parser").get_text(" ")
+    found = re.search(r"OpenBLAS\s+[\d.]+\s+kernel (\w+)", text)
+    assert found, f"{site / 'status.html'} names no OpenBLAS kernel"
+    return found.group(1)
+
+
+def build(project: Path, kernel: str) -> Path:
+    """``make html`` in ``project``: a cold build (empty execution cache) on the shared .venv, with
+    OpenBLAS on ``kernel``."""
     epoch = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True,
                            text=True).stdout.strip() or "315532800"
-    env = dict(os.environ, PYTHONPATH=str(project / "code"))  # the copy's seqmodels, not ROOT's
+    env = dict(os.environ, PYTHONPATH=str(project / "code"), OPENBLAS_CORETYPE=kernel)  # the copy's seqmodels
     for name in ("SEQMODELS_BUILDDIR", "JUPYTER_PATH", "MAKELEVEL", "MAKEFLAGS", "MFLAGS"):
         env.pop(name, None)
     result = subprocess.run(
@@ -134,7 +146,8 @@ def test_the_main_build_and_a_clean_one_write_identical_sites(tmp_path, site):
     if shutil.which("make") is None or not (ROOT / ".venv" / ".installed").is_file():
         pytest.fail("needs make and a built .venv (run the tests with `make test`)")
     source = snapshot(tmp_path / "source")
-    sites = [site, build(copy_project(source, tmp_path / "second"))]
+    sites = [site, build(copy_project(source, tmp_path / "second"), build_kernel(site))]
+    assert build_kernel(sites[1]).lower() == build_kernel(site).lower(), "the copy ran on another kernel"
     files = [files_of(site) for site in sites]
     allowed = allowed_to_differ(sites[0]) | allowed_to_differ(sites[1])
     for page in VARYING_PAGES:
