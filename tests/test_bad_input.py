@@ -268,6 +268,19 @@ case("lstm.lstm_backward", "forward of another sequence", "forward",
 case("lstm.lstm_backward", "forward not a triple", "forward",
      lambda: lstm.lstm_backward(np.zeros((2, 3)), np.zeros(4), np.zeros(4), W_lstm, b_lstm, np.zeros((2, 4)),
                                 forward="cached"))
+_LFW = lstm.lstm_forward(XS, np.zeros((2, 4)), np.zeros((2, 4)), W_lstm, b_lstm, return_gates=True)
+_LW2, _LB2 = lstm.init_lstm(3, 4, 1)
+case("lstm.lstm_backward", "forward of other weights (gradients used to be off, silently)", "forward",
+     lambda: lstm.lstm_backward(XS, np.zeros((2, 4)), np.zeros((2, 4)), _LW2, _LB2, np.ones((5, 2, 4)), forward=_LFW))
+case("lstm.lstm_backward", "forward of another xs of the same shape", "forward",
+     lambda: lstm.lstm_backward(XS + 1, np.zeros((2, 4)), np.zeros((2, 4)), W_lstm, b_lstm, np.ones((5, 2, 4)),
+                                forward=_LFW))
+case("lstm.lstm_backward", "NaN hs in forward (used to give NaN gradients)", "forward",
+     lambda: lstm.lstm_backward(XS, np.zeros((2, 4)), np.zeros((2, 4)), W_lstm, b_lstm, np.ones((5, 2, 4)),
+                                forward=(_LFW[0] * NAN, _LFW[1], _LFW[2])))
+case("lstm.lstm_backward", "forward with a hand-made gates dict", "forward",
+     lambda: lstm.lstm_backward(XS, np.zeros((2, 4)), np.zeros((2, 4)), W_lstm, b_lstm, np.ones((5, 2, 4)),
+                                forward=(_LFW[0], _LFW[1], dict(_LFW[2]))))
 case("lstm.init_lstm", "forget_bias NaN", "forget_bias", lambda: lstm.init_lstm(3, 4, 0, forget_bias=NAN))
 case("lstm.init_lstm", "d_hidden 2.5", "d_hidden", lambda: lstm.init_lstm(3, 2.5, 0))
 case("lstm.init_lstm", "d_in 0", "d_in", lambda: lstm.init_lstm(0, 4, 0))
@@ -329,6 +342,10 @@ case("attention.decode_step", "NaN x_t", "x_t",
 case("attention.decode_step", "cache not a KVCache", "cache", lambda: attention.decode_step(np.zeros(4), [ATT], {}))
 case("attention.decode_step", "cache of another stack", "cache",
      lambda: attention.decode_step(np.zeros(4), [ATT], attention.KVCache.empty([ATT, ATT])))
+_KV_OTHER = attention.KVCache.empty([ATT])
+attention.decode_step(np.ones(4), [attention.init_attention(4, 4, 4, 1)], _KV_OTHER)
+case("attention.decode_step", "cache filled by other layers of the same shapes (used to mix them, silently)", "cache",
+     lambda: attention.decode_step(np.ones(4), [ATT], _KV_OTHER))
 case("attention.decode_step_without_cache", "empty prefix", "X_prefix",
      lambda: attention.decode_step_without_cache(np.zeros((0, 4)), [ATT]))
 case("attention.decode_step_without_cache", "1-D prefix", "X_prefix",

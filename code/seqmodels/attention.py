@@ -399,6 +399,9 @@ class KVCache:
     keys: list[np.ndarray] = field(default_factory=list)
     values: list[np.ndarray] = field(default_factory=list)
     length: int = 0
+    #: The weights :func:`decode_step` filled the cache with (so it can refuse other ones); None
+    #: for an empty cache or one built by hand.
+    _layers: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if len(self.values) != len(self.keys):
@@ -452,7 +455,9 @@ def decode_step(x_t, layers, cache: KVCache) -> np.ndarray:
     ------
     ValueError
         ``x_t`` not a finite ``(d_model,)`` vector, ``layers`` not a valid stack, or ``cache`` not a
-        :class:`KVCache` built for these layers.
+        :class:`KVCache` of these layers' widths, or one that :func:`decode_step` filled with other
+        weights (compared by identity, or by value when they are other arrays; weights changed in
+        place are not detected, nor is a cache built by hand with ``length > 0``).
     """
     x_t = as_float_array("x_t", x_t, ndims=(1,))
     if not isinstance(layers, (list, tuple)) or not layers or np.shape(layers[0][0])[:1] != x_t.shape:
@@ -465,7 +470,14 @@ def decode_step(x_t, layers, cache: KVCache) -> np.ndarray:
             for k, v, (_, W_k, W_v) in zip(cache.keys, cache.values, layers)):
         raise ValueError(f"cache must be built for these {len(layers)} layers (KVCache.empty(layers)), "
                          f"got one for {len(cache.keys)} layers of other widths")
-    return _decode_step(x_t, layers, cache)
+    weights = tuple(W for layer in layers for W in layer)
+    if cache.length and cache._layers is not None and any(
+            now is not then and not np.array_equal(now, then) for now, then in zip(weights, cache._layers)):
+        raise ValueError(f"cache holds the keys and values of {cache.length} positions decoded with other "
+                         "layers (other weights): start a new KVCache.empty(layers) for these layers")
+    out = _decode_step(x_t, layers, cache)
+    cache._layers = weights
+    return out
 
 
 def _decode_step(x_t, layers, cache: KVCache) -> np.ndarray:

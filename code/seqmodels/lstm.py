@@ -66,6 +66,20 @@ def _gates(a, H):
     return s[..., :H], s[..., H:2 * H], a[..., 2 * H:3 * H], s[..., 3 * H:]
 
 
+class _Gates(dict):
+    """The gates dict of :func:`lstm_forward` (``{"forget": f, ...}``), which also records the pass
+    that made it, so that :func:`lstm_backward` can tell that pass from another's: the ``hs`` and
+    ``cs`` returned beside it and its gate arrays (by identity, O(1)), and a copy of the checked
+    ``xs, h0, c0, W, b`` it ran on (compared by value, O(inputs + parameters))."""
+
+    __slots__ = ("_outputs", "_inputs")
+
+    def __init__(self, hs, cs, gates, inputs):
+        super().__init__(zip(GATES, gates))
+        self._outputs = (hs, cs, *gates)
+        self._inputs = tuple(np.array(a, copy=True) for a in inputs)
+
+
 def lstm_step(x_t, h_prev, c_prev, W, b) -> tuple[np.ndarray, np.ndarray]:
     """One LSTM step: ``c_t = f * c_prev + i * g`` and ``h_t = o * tanh(c_t)``.
 
@@ -170,8 +184,25 @@ def lstm_forward(xs, h0, c0, W, b, return_gates: bool = False):
     xs, h0, c0, W, b, d_hidden, d_in = _check_sequence_inputs(xs, h0, c0, W, b)
     hs, cs, gates = _forward(xs, h0, c0, W, b, d_hidden, d_in)
     if return_gates:
-        return hs, cs, dict(zip(GATES, gates))
+        return hs, cs, _Gates(hs, cs, gates, (xs, h0, c0, W, b))
     return hs, cs
+
+
+def _check_made_by(gates, outputs, inputs) -> None:
+    """Raise ``ValueError`` naming ``forward`` unless ``gates`` is the :class:`_Gates` of a pass of
+    :func:`lstm_forward` that returned these ``outputs`` and ran on inputs equal to ``inputs``."""
+    if not isinstance(gates, _Gates):
+        raise ValueError("forward must be the (hs, cs, gates) that lstm_forward(xs, h0, c0, W, b, "
+                         "return_gates=True) returned (its gates record the pass), got gates of type "
+                         f"{type(gates).__name__} that lstm_forward did not make")
+    for name, given, made in zip(("hs", "cs", *GATES), outputs, gates._outputs):
+        if given is not made:
+            raise ValueError(f"forward: {name} is not the array lstm_forward returned with these gates "
+                             "(pass the (hs, cs, gates) of one call, unchanged)")
+    for name, now, then in zip(("xs", "h0", "c0", "W", "b"), inputs, gates._inputs):
+        if now.shape != then.shape or not np.array_equal(now, then):
+            raise ValueError(f"forward was computed from another {name} than the one passed (or {name} "
+                             "has changed since): call lstm_forward again with these arguments")
 
 
 def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np.ndarray]:
@@ -202,6 +233,9 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
     forward : tuple ``(hs, cs, gates)``, optional
         What ``lstm_forward(xs, h0, c0, W, b, return_gates=True)`` returned for these same
         arguments; passing it saves running the forward pass a second time. Omitted, it is recomputed.
+        Its ``gates`` dict records the pass that made it, and a ``forward`` of other arguments (or
+        whose ``xs, h0, c0, W, b`` have been changed in place since) is refused. The arrays inside
+        it are trusted: values written into ``hs``, ``cs`` or the gates in place are not detected.
 
     Returns
     -------
@@ -210,8 +244,9 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
     Raises
     ------
     ValueError
-        a bad argument, for example ``dhs``, ``dcs``, ``forward``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``xs, h0, c0, W, b`` as :func:`lstm_forward` refuses them; ``dhs`` (``dcs``) not finite or
+        not shaped like ``hs`` (``cs``); ``forward`` not the triple :func:`lstm_forward` returned
+        with ``return_gates=True``, of another shape, or made from other ``xs, h0, c0, W, b``.
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(1)
@@ -235,6 +270,7 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
             if np.shape(arr) != want:
                 raise ValueError(f"forward: {name} must have shape (T, [batch,] d_hidden) = {want}, "
                                  f"got {np.shape(arr)}")
+        _check_made_by(gates, (hs, cs, f, i, g, o), (xs, h0, c0, W, b))
     dhs = as_float_array("dhs", dhs, ndims=(hs.ndim,))
     check_shape("dhs", dhs, hs.shape, "like hs: (T, [batch,] d_hidden)")
     if dcs is not None:
