@@ -925,6 +925,10 @@ case("word2vec.SGNSConfig", "min_count 0", "min_count", lambda: word2vec.SGNSCon
 case("word2vec.SGNSConfig", "window 2.5", "window", lambda: word2vec.SGNSConfig(window=2.5))
 case("word2vec.SGNSConfig", "negative seed", "seed", lambda: word2vec.SGNSConfig(seed=-1))
 case("word2vec.train_sgns", "empty corpus", "documents", lambda: word2vec.train_sgns([]))
+case("word2vec.train_sgns", "documents of one word each (used to return an untrained result)", "documents",
+     lambda: word2vec.train_sgns([["a"], ["b"], ["a"]], word2vec.SGNSConfig(min_count=1)))
+case("word2vec.train_sgns", "one two-word document, one word of it below min_count", "documents",
+     lambda: word2vec.train_sgns([["a", "b"], ["a"]], word2vec.SGNSConfig(min_count=2)))
 case("word2vec.train_sgns", "config a dict", "config", lambda: word2vec.train_sgns([["a", "b"]], {"dim": 4}))
 
 

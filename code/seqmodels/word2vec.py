@@ -398,8 +398,9 @@ def train_sgns(documents: Sequence[Sequence[str]], config: SGNSConfig = SGNSConf
     Raises
     ------
     ValueError
-        a bad argument, for example ``documents``, ``config``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``config`` not an :class:`SGNSConfig`; ``documents`` as :func:`build_vocabulary` refuses
+        it (with ``config.min_count``), or without a document holding two words of the vocabulary
+        (no (centre, context) pair would exist).
 
     >>> docs = [["a", "b", "a", "b", "c"]] * 20
     >>> res = train_sgns(docs, SGNSConfig(dim=4, min_count=1, epochs=2, batch_size=8, seed=1))
@@ -417,6 +418,10 @@ def train_sgns(documents: Sequence[Sequence[str]], config: SGNSConfig = SGNSConf
     W_out = np.zeros((V, d), dtype=np.float32)
     W_in_initial = W_in.copy()
     encoded = [vocab.encode(doc) for doc in documents]
+    if not any(ids.size >= 2 for ids in encoded):
+        raise ValueError(f"documents must hold a document with at least two words of the vocabulary "
+                         f"(min_count = {cfg.min_count}), got {len(encoded)} documents of at most one: "
+                         "no (centre, context) pair exists to train on")
     keep = keep_probabilities(vocab.counts, cfg.subsample)
     table = negative_table(vocab.counts)
 
