@@ -1386,6 +1386,17 @@ def test_extreme_finite_values_get_correct_answers():
     np.testing.assert_allclose([clipped["a"][0], clipped["b"][0]], [0.6, 0.8], rtol=1e-12)
 
 
+def test_markup_never_closed_keeps_the_rest_of_the_text():
+    """An unclosed template, table or file link is text, as MediaWiki shows it (the rest of the
+    text used to vanish); closed spans inside it are still removed."""
+    assert corpus.strip_wiki_markup("a {{b {{c}} d") == "a {{b  d"
+    assert corpus.strip_wiki_markup("a {| b |} c {| d") == "a  c {| d"
+    assert corpus.strip_wiki_markup("x [[File:a.png|a [[Category:b]] y") == "x [[File:a.png|a  y"
+    assert corpus.strip_wiki_markup("a }} b {{c}} d") == "a  b  d"  # a stray closing marker is dropped
+    assert corpus.tokenize(corpus.strip_wiki_markup("the {{cite book |title=bank and")) == [
+        "the", "cite", "book", "title", "bank", "and"]
+
+
 def test_words_are_found_as_stored_then_lower_cased():
     emb = vectors.WordVectors(["Cat", "dog"], np.eye(2))
     assert emb.index("Cat") == 0 and "Cat" in emb  # used to be looked up as "cat" and never found
