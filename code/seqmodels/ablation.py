@@ -82,8 +82,6 @@ def lstm_forward_ablated(xs, h0, c0, W, b, *, clamp=None, h_read=None):
     ValueError
         a bad argument, for example ``xs``, ``h0``, ``clamp``, ``h_read``: wrong type, shape or size,
         NaN or inf, a value out of the gate's range, or ``where`` not boolean; the message names it.
-    KeyError
-        an unknown gate name in ``clamp``.
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
@@ -107,7 +105,7 @@ def lstm_forward_ablated(xs, h0, c0, W, b, *, clamp=None, h_read=None):
         raise ValueError(f"clamp must be a dict of gate name to (where, value), got {type(clamp).__name__}")
     unknown = sorted(set(clamp) - set(GATES), key=str)
     if unknown:
-        raise KeyError(f"clamp: unknown gate {unknown[0]!r}; the gates are {', '.join(GATES)}")
+        raise ValueError(f"clamp: unknown gate {unknown[0]!r}; the gates are {', '.join(GATES)}")
     fixed = {name: _intervention(f"clamp[{name!r}]", spec, shape, *_RANGE[name]) for name, spec in clamp.items()}
     read = None if h_read is None else _intervention("h_read", h_read, shape)
     pre_x = xs @ W[:, :d_in].T + b  # (T, [B,] 4H)

@@ -249,10 +249,10 @@ def direction_states(params: Params, direction: str, ids) -> list[np.ndarray]:
     Raises
     ------
     ValueError
-        a bad argument, for example ``ids``, ``params``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``direction`` not ``"fwd"`` or ``"bwd"``; ``params`` as :func:`bilm_sizes` refuses them;
+        ``ids`` not integers in ``[0, vocab)`` of shape (T,) or (T, batch) with T, batch >= 1.
     KeyError
-        an unknown ``direction``, or a missing key in ``params``.
+        an entry missing from ``params``.
 
     >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
     >>> ids = np.array([0, 3, 2, 1])
@@ -261,7 +261,7 @@ def direction_states(params: Params, direction: str, ids) -> list[np.ndarray]:
     True
     """
     if direction not in DIRECTIONS:
-        raise KeyError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     V, _ = _check_params(params)
     ids = as_token_ids("ids", ids, V, min_length=1)
     states = _run_direction(params, direction, ids if ids.ndim == 2 else ids[:, None])
@@ -320,16 +320,17 @@ def next_token_probs(params: Params, ids, direction: str = "fwd") -> np.ndarray:
     Raises
     ------
     ValueError
-        a bad argument, for example ``ids``: wrong type, shape or size, or out of range.
+        ``direction`` not ``"fwd"`` or ``"bwd"``; ``params`` as :func:`bilm_sizes` refuses them;
+        ``ids`` not integers in ``[0, vocab)`` of shape (T,) or (T, batch), T >= 2, batch >= 1.
     KeyError
-        an unknown ``direction``, or a missing key in ``params``.
+        an entry missing from ``params``.
 
     >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
     >>> next_token_probs(p, np.array([0, 3, 2])).shape, next_token_probs(p, np.array([[0], [3]]), "bwd").shape
     ((6,), (1, 6))
     """
     if direction not in DIRECTIONS:
-        raise KeyError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     V, H = _check_params(params)
     ids = as_token_ids("ids", ids, V)
     batched = ids if ids.ndim == 2 else ids[:, None]  # (T, B)

@@ -162,10 +162,9 @@ def forward(kind: str, W, b, xs, *, keep: bool = True, tag: str = "") -> Pass:
 
     Raises
     ------
-    KeyError
-        an unknown ``kind``.
     ValueError
-        ``W``, ``b`` or ``xs`` of the wrong shape, or not finite.
+        ``kind`` not one of :data:`KINDS`; ``W``, ``b`` or ``xs`` of the wrong shape, or not
+        finite.
 
     >>> from seqmodels.lstm import init_lstm, lstm_forward
     >>> rng = np.random.default_rng(0)

@@ -414,11 +414,10 @@ def analogy_accuracy_by(emb: WordVectors, questions: Sequence[tuple[str, str, st
 
     Raises
     ------
-    KeyError
-        an unknown ``method`` (one of :data:`ANALOGY_METHODS`).
     ValueError
-        ``emb`` that is not a :class:`WordVectors`, ``questions`` that is a str or holds something
-        other than a 4-tuple of words, a bad ``restrict_vocab`` or ``batch_size``.
+        ``emb`` that is not a :class:`WordVectors`, ``method`` not one of :data:`ANALOGY_METHODS`,
+        ``questions`` that is a str or holds something other than a 4-tuple of words, a bad
+        ``restrict_vocab`` or ``batch_size``.
 
     >>> import numpy as np
     >>> emb = WordVectors(["man", "woman", "king", "queen"],
