@@ -18,6 +18,7 @@ import dataclasses
 import importlib
 import inspect
 import pkgutil
+import re
 import signal
 
 import matplotlib
@@ -1315,6 +1316,21 @@ def test_every_validating_callable_documents_its_errors():
     assert not undocumented, f"no Raises section: {undocumented}"
 
 
+def names(arg: str, message: str) -> bool:
+    """Whether ``message`` names ``arg`` as a whole word: ``b`` is not named by ``b_out`` or
+    ``by``, nor ``xs`` by ``dxs``. This is ``\\b`` + the name + ``\\b``, written as lookarounds
+    (no word character either side) so that a name ending in ``]``, ``params['b_out']``, works too."""
+    return re.search(r"(?<!\w)" + re.escape(arg) + r"(?!\w)", message) is not None
+
+
+def test_names_matches_whole_words_only():
+    assert names("b", "b must have shape (8,)") and names("b", "layers[0]: W_q or b, got 3")
+    assert not names("b", "b_out must have shape (3,)") and not names("b", "a bad argument")
+    assert not names("xs", "dxs must be finite") and names("xs", "xs must be finite")
+    assert names("W_h", "W_h must be square") and not names("W_h", "W_hx must be square")
+    assert names("params['b_out']", "params['b_out'] must have shape (5,)")
+
+
 @contextlib.contextmanager
 def time_limit(seconds: int):
     def expire(signum, frame):
@@ -1337,7 +1353,7 @@ def test_bad_input_gets_a_clear_error(target, label, arg, thunk, exc):
         except (ValueError, KeyError) as err:
             assert isinstance(err, exc), f"{target} ({label}) raised {type(err).__name__}, expected {exc.__name__}: {err}"
             message = str(err)
-            assert arg in message, f"{target} ({label}): the message does not name {arg!r}: {message}"
+            assert names(arg, message), f"{target} ({label}): the message does not name {arg!r}: {message}"
             return
     pytest.fail(f"{target} ({label}) returned {result!r} instead of raising {exc.__name__} naming {arg!r}")
 

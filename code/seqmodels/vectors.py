@@ -302,7 +302,7 @@ def analogy_rank(emb: WordVectors, a: str, b: str, c: str, d: str, restrict_voca
     cand = _candidates(emb, restrict_vocab)
     j = emb.index(d, "d")
     if j >= cand.shape[0]:
-        raise KeyError(f"word {d!r} is not among the restrict_vocab = {cand.shape[0]} words searched")
+        raise KeyError(f"d: word {d!r} is not among the restrict_vocab = {cand.shape[0]} words searched")
     scores = cand @ target.astype(cand.dtype) / np.linalg.norm(target)
     excluded = np.zeros(scores.size, dtype=bool)
     excluded[[i for i in {emb.index(w) for w in (a, b, c)} if i < scores.size]] = True
