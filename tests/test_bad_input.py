@@ -370,6 +370,12 @@ case("attention.decode_flops", "n 0", "n", lambda: attention.decode_flops(0, 4))
 case("attention.decode_flops", "d_model 2.5", "d_model", lambda: attention.decode_flops(3, 2.5))
 case("attention.decode_flops", "n_layers 0", "n_layers", lambda: attention.decode_flops(3, 4, n_layers=0))
 case("attention.decode_flops", "d_k 0", "d_k", lambda: attention.decode_flops(3, 4, d_k=0))
+case("attention.decode_flops", "cache a string (used to be read as True)", "cache",
+     lambda: attention.decode_flops(3, 4, cache="no"))
+case("attention.self_attention_backward", "causal a string (used to be read as True)", "causal",
+     lambda: attention.self_attention_backward(np.zeros((3, 4)), *ATT, dout=np.zeros((3, 4)), causal="no"))
+case("attention.multi_head_attention", "causal a string (used to be read as True)", "causal",
+     lambda: attention.multi_head_attention(np.zeros((3, 4)), *ATT, np.eye(4), n_heads=2, causal="no"))
 
 # birnn
 case("birnn.bilstm_forward", "fwd a single array", "fwd", lambda: birnn.bilstm_forward(XS, W_lstm, (W_lstm, b_lstm)))
@@ -892,6 +898,7 @@ case("word2vec.Vocabulary", "counts of another length", "counts", lambda: word2v
 case("word2vec.Vocabulary", "a repeated word", "words", lambda: word2vec.Vocabulary(("a", "a"), np.array([2, 1])))
 case("word2vec.Vocabulary", "count 0", "counts", lambda: word2vec.Vocabulary(("a",), np.array([0])))
 case("word2vec.Vocabulary.index", "unknown word", "word", lambda: VOCAB.index("z"), KeyError)
+case("word2vec.Vocabulary.index", "a list (used to be a TypeError)", "word", lambda: VOCAB.index(["a"]))
 case("word2vec.Vocabulary.encode", "a string (used to be read letter by letter)", "tokens", lambda: VOCAB.encode("a b"))
 case("word2vec.Vocabulary.encode", "a number among the tokens", "tokens", lambda: VOCAB.encode(["a", 3]))
 case("word2vec.build_vocabulary", "min_count 0", "min_count", lambda: word2vec.build_vocabulary([["a"]], min_count=0))

@@ -80,8 +80,11 @@ def lstm_forward_ablated(xs, h0, c0, W, b, *, clamp=None, h_read=None):
     Raises
     ------
     ValueError
-        a bad argument, for example ``xs``, ``h0``, ``clamp``, ``h_read``: wrong type, shape or size,
-        NaN or inf, a value out of the gate's range, or ``where`` not boolean; the message names it.
+        ``xs``, ``h0``, ``c0``, ``W``, ``b`` as :func:`seqmodels.lstm.lstm_forward` refuses them;
+        ``clamp`` not a dict, a key of it not one of the four gates, or a value not a
+        ``(where, value)`` pair with ``where`` boolean, ``value`` finite and in the gate's range
+        (``[0, 1]``, ``[-1, 1]`` for the candidate), both broadcastable to (T, [batch,] d_hidden);
+        ``h_read`` (unless None) such a pair (any finite value).
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)

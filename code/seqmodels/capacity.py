@@ -140,8 +140,8 @@ def positions_recovered(accuracy, vocab_size: int) -> float:
     Raises
     ------
     ValueError
-        a bad argument, for example ``vocab_size``, ``accuracy``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``vocab_size`` not an integer >= 2; ``accuracy`` not a non-empty 1-D array of finite
+        fractions in ``[0, 1]``.
 
     >>> positions_recovered([1.0, 1.0, 0.25, 0.25], vocab_size=4)
     2.0

@@ -145,8 +145,7 @@ def tokenize(text: str) -> list[str]:
     Raises
     ------
     ValueError
-        a bad argument, for example ``text``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``text`` not a str.
 
     >>> tokenize("The river's bank, in 1990: not the Bank!")
     ['the', 'river', 's', 'bank', 'in', 'not', 'the', 'bank']

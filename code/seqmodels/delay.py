@@ -41,8 +41,8 @@ class DelayTask:
     Raises
     ------
     ValueError
-        a bad argument, for example ``n_symbols``, ``n_distractors``, ``p_new_key``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``n_symbols`` not an integer >= 2, ``n_distractors`` not an integer >= 1, ``p_new_key`` not
+        a finite number in ``[0, 1]``.
     """
 
     n_symbols: int = 4  #: keys to remember: chance accuracy is 1 / n_symbols

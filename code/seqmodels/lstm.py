@@ -101,8 +101,9 @@ def lstm_step(x_t, h_prev, c_prev, W, b) -> tuple[np.ndarray, np.ndarray]:
     Raises
     ------
     ValueError
-        a bad argument, for example ``x_t``, ``c_prev``, ``W``, ``b``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``W`` not finite ``(4 * d_hidden, d_in + d_hidden)`` with ``d_hidden, d_in >= 1``, ``b`` not
+        a finite ``(4 * d_hidden,)`` vector; ``x_t`` not finite ``(d_in,)`` or ``(batch, d_in)``;
+        ``h_prev`` or ``c_prev`` not finite ``(d_hidden,)`` or ``(batch, d_hidden)`` to match ``x_t``.
 
     >>> import numpy as np
     >>> h, c = lstm_step(np.ones(1), np.zeros(2), np.array([1.0, -2.0]), np.zeros((8, 3)), np.zeros(8))
@@ -170,8 +171,9 @@ def lstm_forward(xs, h0, c0, W, b, return_gates: bool = False):
     Raises
     ------
     ValueError
-        a bad argument, for example ``xs``, ``h0``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``W``, ``b`` as :func:`lstm_step` refuses them; ``xs`` not a finite ``(T, d_in)`` or
+        ``(T, batch, d_in)`` array with ``T, batch >= 1``; ``h0`` or ``c0`` not finite
+        ``(d_hidden,)`` or ``(batch, d_hidden)`` to match ``xs``. (``return_gates`` is read as a flag.)
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
