@@ -224,7 +224,7 @@ def predict(cell: Recurrence, params: Params, xs) -> np.ndarray:
     _check_cell(cell)
     _check_head(params)
     hs, _ = cell.forward(params, _check_xs(xs))
-    return hs[-1] @ params["W_out"].T + params["b_out"]
+    return hs[-1] @ np.asarray(params["W_out"]).T + params["b_out"]
 
 
 def loss_and_grads(cell: Recurrence, params: Params, xs, labels) -> tuple[float, Params]:
