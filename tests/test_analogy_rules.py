@@ -65,7 +65,7 @@ def test_3cosadd_agrees_with_analogy_accuracy():
 
 def test_bad_input():
     emb, qs = random_problem(0)
-    with pytest.raises(KeyError, match="method"):
+    with pytest.raises(ValueError, match="method"):
         analogy_accuracy_by(emb, qs, method="3CosSub")
     with pytest.raises(ValueError, match="4-tuples"):
         analogy_accuracy_by(emb, [("w0", "w1", "w2")])

@@ -86,7 +86,7 @@ def test_next_token_probs_average_to_the_loss_and_reject_an_unknown_direction():
         logp = log_softmax(state @ p["W_out"].T + p["b_out"], axis=-1)
         terms.append(-logp[np.arange(2), target])
     assert np.isclose(np.mean(terms), bilm_loss(p, ids), rtol=1e-12, atol=0)
-    with pytest.raises(KeyError, match="direction"):
+    with pytest.raises(ValueError, match="direction"):
         next_token_probs(p, ids, "up")
 
 

@@ -31,7 +31,7 @@ def test_folded_and_unrolled_labels_every_step_with_the_same_weights():
 
 def test_bad_input():
     fig, ax = plt.subplots()
-    with pytest.raises(KeyError, match="shape"):
+    with pytest.raises(ValueError, match="shape"):
         draw_unrolled(ax, "one_to_many")
     with pytest.raises(ValueError, match="T"):
         draw_unrolled(ax, SHAPES[0], T=1)

@@ -135,7 +135,7 @@ def test_bad_input_names_the_argument():
     rng = np.random.default_rng(0)
     W, b = _models("lstm", 2, 3, 4, rng)
     xs = rng.normal(size=(5, 2, 3))
-    with pytest.raises(KeyError, match="kind"):
+    with pytest.raises(ValueError, match="kind"):
         recurrent.forward("transformer", W, b, xs)
     with pytest.raises(ValueError, match="W must have shape"):
         recurrent.forward("gru", W, b, xs)  # 16 rows is no multiple of 3

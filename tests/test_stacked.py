@@ -243,7 +243,7 @@ def test_median_steps_to_solve_leaves_the_censored_out():
 
 
 @pytest.mark.parametrize("call,error,match", [
-    (lambda: Arm("X", "lstmx"), KeyError, "kind must be one of"),
+    (lambda: Arm("X", "lstmx"), ValueError, "kind must be one of"),
     (lambda: Arm("X", "rnn", 0), ValueError, "d_hidden must be an integer"),
     (lambda: Arm("X", "rnn", 4, float("nan")), ValueError, "option must be a finite number"),
     (lambda: init_stack(ARMS[0], 3, 4, ()), ValueError, "seeds must hold at least one seed"),

@@ -102,10 +102,15 @@ Initialisation. ``init_*(<sizes>, rng, *, <options>)``: the sizes first, then ``
 ``spectral_radius`` or ``forget_bias``. Experiments take a ``seed`` and derive every generator
 from it.
 
-Errors. Bad values, types and shapes raise ``ValueError`` naming the argument and what was
-expected; ``KeyError`` is only for a missing key (an unknown word or model name, a missing
-parameter). Lists are accepted where an array is expected and the meaning is unambiguous. Each
-validating function has a "Raises" section; config dataclasses validate in ``__post_init__``.
+Errors. One exception per mistake. Bad values, types and shapes raise ``ValueError`` naming the
+argument and what was expected, and so does an option outside its allowed set (``kind="GRU"``
+where the kinds are ``"rnn"``, ``"lstm"``; an unknown ``model``, ``method``, ``direction``,
+``shape``, gate or format): the choices are fixed by the code. ``KeyError`` is only for a key
+looked up in a table of data that lacks it: a word or character not in a vocabulary, an entry
+missing from a dict of parameters, gradients or config, a file an installed package does not
+ship, an arm a result did not run. Lists are accepted where an array is expected and the meaning
+is unambiguous. Each validating function has a "Raises" section saying what it rejects; config
+dataclasses validate in ``__post_init__``.
 """
 
 __version__ = "0.1.0"

@@ -1,9 +1,14 @@
 """Input checks shared by every module: each message names the argument, what was expected and
 what arrived, so a reader who passes the wrong thing learns which thing it was.
 
-``ValueError`` for a bad value, type or shape; ``KeyError`` only for a missing key (an unknown
-word, a missing parameter name). Nothing here is public API: the modules call these helpers and
-document the errors in their own "Raises" sections.
+``ValueError`` for a bad value, type or shape, and for an option outside its allowed set (a
+``kind``, ``model``, ``method``, ``direction`` or ``shape`` chosen from choices the code fixes:
+:func:`one_of`). ``KeyError`` only for a key looked up in a table of data that lacks it: a word
+(or character) not in a vocabulary, an entry missing from a dict of parameters, gradients or
+config, a name not among an installed package's files or a result's arms. The test: if the valid
+values are written in the code, a wrong one is a ``ValueError``; if they come from data (what was
+counted, built, installed or run), a missing one is a ``KeyError``. Nothing here is public API:
+the modules call these helpers and document the errors in their own "Raises" sections.
 """
 
 from __future__ import annotations
@@ -217,12 +222,13 @@ def as_int_list(name: str, values, minimum: int = 1) -> list[int]:
 
 
 def one_of(name: str, value, choices) -> None:
-    """``KeyError`` unless ``value`` is one of ``choices`` (a name looked up in a table).
+    """``ValueError`` unless ``value`` is one of ``choices``: an option outside its allowed set is
+    a bad value, not a missing key (see the module's docstring).
 
     >>> one_of("model", "GRU", ("RNN", "LSTM"))
     Traceback (most recent call last):
     ...
-    KeyError: "model must be one of ('RNN', 'LSTM'), got 'GRU'"
+    ValueError: model must be one of ('RNN', 'LSTM'), got 'GRU'
     """
     if not isinstance(value, str) or value not in choices:
-        raise KeyError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")

@@ -80,10 +80,11 @@ def lstm_forward_ablated(xs, h0, c0, W, b, *, clamp=None, h_read=None):
     Raises
     ------
     ValueError
-        a bad argument, for example ``xs``, ``h0``, ``clamp``, ``h_read``: wrong type, shape or size,
-        NaN or inf, a value out of the gate's range, or ``where`` not boolean; the message names it.
-    KeyError
-        an unknown gate name in ``clamp``.
+        ``xs``, ``h0``, ``c0``, ``W``, ``b`` as :func:`seqmodels.lstm.lstm_forward` refuses them;
+        ``clamp`` not a dict, a key of it not one of the four gates, or a value not a
+        ``(where, value)`` pair with ``where`` boolean, ``value`` finite and in the gate's range
+        (``[0, 1]``, ``[-1, 1]`` for the candidate), both broadcastable to (T, [batch,] d_hidden);
+        ``h_read`` (unless None) such a pair (any finite value).
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
@@ -107,7 +108,7 @@ def lstm_forward_ablated(xs, h0, c0, W, b, *, clamp=None, h_read=None):
         raise ValueError(f"clamp must be a dict of gate name to (where, value), got {type(clamp).__name__}")
     unknown = sorted(set(clamp) - set(GATES), key=str)
     if unknown:
-        raise KeyError(f"clamp: unknown gate {unknown[0]!r}; the gates are {', '.join(GATES)}")
+        raise ValueError(f"clamp: unknown gate {unknown[0]!r}; the gates are {', '.join(GATES)}")
     fixed = {name: _intervention(f"clamp[{name!r}]", spec, shape, *_RANGE[name]) for name, spec in clamp.items()}
     read = None if h_read is None else _intervention("h_read", h_read, shape)
     pre_x = xs @ W[:, :d_in].T + b  # (T, [B,] 4H)

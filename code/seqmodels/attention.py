@@ -50,8 +50,7 @@ def causal_mask(T: int) -> np.ndarray:
     Raises
     ------
     ValueError
-        a bad argument, for example ``T``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``T`` not an integer >= 1.
 
     >>> causal_mask(3).astype(int)
     array([[1, 0, 0],
@@ -115,8 +114,9 @@ def self_attention(X, W_q, W_k, W_v, causal: bool = False):
     Raises
     ------
     ValueError
-        a bad argument, for example ``X``, ``W_q``, ``W_k``, ``causal``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``X`` not a finite ``(T, d_model)`` or ``(batch, T, d_model)`` array with ``T, batch >= 1``;
+        ``W_q`` not finite ``(d_model, d_k)`` with ``d_k >= 1``, ``W_k`` not shaped like ``W_q``,
+        ``W_v`` not finite ``(d_model, d_v)`` with ``d_v >= 1``; ``causal`` not True or False.
 
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     >>> out, A = self_attention(X, np.eye(2), np.eye(2), np.eye(2), causal=True)
@@ -152,8 +152,8 @@ def self_attention_backward(X, W_q, W_k, W_v, dout, causal: bool = False) -> dic
     Raises
     ------
     ValueError
-        a bad argument, for example ``dout``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``X``, ``W_q``, ``W_k``, ``W_v``, ``causal`` as :func:`self_attention` refuses them;
+        ``dout`` not finite or not shaped like ``out``.
 
     >>> rng = np.random.default_rng(0)
     >>> X, W = rng.normal(size=(4, 3)), rng.normal(size=(3, 3))
@@ -162,7 +162,7 @@ def self_attention_backward(X, W_q, W_k, W_v, dout, causal: bool = False) -> dic
     (['W_k', 'W_q', 'W_v', 'X'], (4, 3))
     """
     X, W_q, W_k, W_v = _check_layer(X, W_q, W_k, W_v)
-    out, A, Q, K, V = _attend(X, W_q, W_k, W_v, causal)
+    out, A, Q, K, V = _attend(X, W_q, W_k, W_v, _check_flag("causal", causal))
     dout = as_float_array("dout", dout, ndims=(out.ndim,))
     check_shape("dout", dout, out.shape, "like out: ([batch,] T, d_v)")
     scale = 1.0 / np.sqrt(W_q.shape[1])
@@ -202,8 +202,9 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads: int, causal: bool = Fal
     Raises
     ------
     ValueError
-        a bad argument, for example ``n_heads``, ``W_o``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``X``, ``W_q``, ``W_k``, ``W_v``, ``causal`` as :func:`self_attention` refuses them, or
+        ``W_v`` not shaped like ``W_q``; ``n_heads`` not an integer >= 1 dividing ``d_k``; ``W_o``
+        not finite ``(d_k, d_out)``.
 
     >>> rng = np.random.default_rng(0)
     >>> X, W = rng.normal(size=(5, 4)), rng.normal(size=(4, 4))
@@ -220,6 +221,7 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads: int, causal: bool = Fal
     if W_o.shape[0] != d_k:
         raise ValueError(f"W_o must have shape (d_k, d_out) with d_k = {d_k}, got {W_o.shape}")
     d_head = d_k // n_heads
+    causal = _check_flag("causal", causal)
 
     def split(W):  # (d_model, d_k) -> (n_heads, d_model, d_head)
         return W.reshape(W.shape[0], n_heads, d_head).transpose(1, 0, 2)
@@ -238,8 +240,7 @@ def sinusoidal_positions(T: int, d_model: int) -> np.ndarray:
     Raises
     ------
     ValueError
-        a bad argument, for example ``d_model``, ``T``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``T`` not an integer >= 1, ``d_model`` not an even integer >= 2.
 
     >>> sinusoidal_positions(2, 4).round(4)
     array([[0.    , 1.    , 0.    , 1.    ],
@@ -262,8 +263,8 @@ def init_attention(d_model: int, d_k: int, d_v: int, rng: np.random.Generator):
     Raises
     ------
     ValueError
-        a bad argument, for example ``d_k``, ``d_model``, ``rng``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``d_model``, ``d_k`` or ``d_v`` not an integer >= 1; ``rng`` not a Generator or an int
+        seed >= 0.
 
     >>> W_q, W_k, W_v = init_attention(8, 4, 8, np.random.default_rng(0))
     >>> W_q.shape, W_k.shape, W_v.shape
@@ -319,8 +320,9 @@ def attention_stack(X, layers, causal: bool = True, residual: bool = True) -> np
     Raises
     ------
     ValueError
-        a bad argument, for example ``layers``, ``X``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``X`` not a finite ``(T, d_model)`` or ``(batch, T, d_model)`` array with ``T, batch >= 1``;
+        ``layers`` not a non-empty list of ``(W_q, W_k, W_v)`` triples as :func:`self_attention`
+        takes them, with ``W_v`` ``(d_model, d_model)``; ``causal`` or ``residual`` not True or False.
 
     >>> rng = np.random.default_rng(0)
     >>> layers = [init_attention(4, 4, 4, rng) for _ in range(2)]
@@ -362,8 +364,8 @@ def attention_stack_backward(X, layers, dout, causal: bool = True, residual: boo
     Raises
     ------
     ValueError
-        a bad argument, for example ``dout``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``X``, ``layers``, ``causal``, ``residual`` as :func:`attention_stack` refuses them; ``dout``
+        not finite or not shaped like ``X``.
 
     >>> rng = np.random.default_rng(0)
     >>> layers = [init_attention(4, 4, 4, rng) for _ in range(3)]
@@ -399,6 +401,9 @@ class KVCache:
     keys: list[np.ndarray] = field(default_factory=list)
     values: list[np.ndarray] = field(default_factory=list)
     length: int = 0
+    #: The weights :func:`decode_step` filled the cache with (so it can refuse other ones); None
+    #: for an empty cache or one built by hand.
+    _layers: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if len(self.values) != len(self.keys):
@@ -452,7 +457,9 @@ def decode_step(x_t, layers, cache: KVCache) -> np.ndarray:
     ------
     ValueError
         ``x_t`` not a finite ``(d_model,)`` vector, ``layers`` not a valid stack, or ``cache`` not a
-        :class:`KVCache` built for these layers.
+        :class:`KVCache` of these layers' widths, or one that :func:`decode_step` filled with other
+        weights (compared by identity, or by value when they are other arrays; weights changed in
+        place are not detected, nor is a cache built by hand with ``length > 0``).
     """
     x_t = as_float_array("x_t", x_t, ndims=(1,))
     if not isinstance(layers, (list, tuple)) or not layers or np.shape(layers[0][0])[:1] != x_t.shape:
@@ -465,7 +472,14 @@ def decode_step(x_t, layers, cache: KVCache) -> np.ndarray:
             for k, v, (_, W_k, W_v) in zip(cache.keys, cache.values, layers)):
         raise ValueError(f"cache must be built for these {len(layers)} layers (KVCache.empty(layers)), "
                          f"got one for {len(cache.keys)} layers of other widths")
-    return _decode_step(x_t, layers, cache)
+    weights = tuple(W for layer in layers for W in layer)
+    if cache.length and cache._layers is not None and any(
+            now is not then and not np.array_equal(now, then) for now, then in zip(weights, cache._layers)):
+        raise ValueError(f"cache holds the keys and values of {cache.length} positions decoded with other "
+                         "layers (other weights): start a new KVCache.empty(layers) for these layers")
+    out = _decode_step(x_t, layers, cache)
+    cache._layers = weights
+    return out
 
 
 def _decode_step(x_t, layers, cache: KVCache) -> np.ndarray:
@@ -530,8 +544,8 @@ def decode(X, layers, cache: bool = True) -> np.ndarray:
     Raises
     ------
     ValueError
-        a bad argument, for example ``X``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``X`` not a finite ``(T, d_model)`` array with ``T >= 1``; ``layers`` as
+        :func:`attention_stack` refuses them; ``cache`` not True or False.
 
     >>> rng = np.random.default_rng(0)
     >>> layers = [init_attention(4, 4, 4, rng) for _ in range(2)]
@@ -651,8 +665,8 @@ def decode_flops(n: int, d_model: int, d_k: int | None = None, n_layers: int = 1
     Raises
     ------
     ValueError
-        a bad argument, for example ``n``, ``d_model``, ``n_layers``, ``d_k``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``n``, ``d_model``, ``n_layers`` or ``d_k`` (unless None) not an integer >= 1; ``cache``
+        not True or False.
 
     >>> decode_flops(3, 2, cache=True)
     array([32., 40., 48.])
@@ -661,6 +675,7 @@ def decode_flops(n: int, d_model: int, d_k: int | None = None, n_layers: int = 1
     """
     n, d_model, n_layers = positive_int("n", n), positive_int("d_model", d_model), positive_int("n_layers", n_layers)
     d_k = d_model if d_k is None else positive_int("d_k", d_k)
+    cache = _check_flag("cache", cache)
     t = np.arange(1, n + 1, dtype=np.float64)
     d = float(d_model)
     attend = 2 * t * (d_k + d)  # scores and weighted sum of one query over t positions

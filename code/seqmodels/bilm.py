@@ -61,8 +61,8 @@ class BiLMConfig:
     Raises
     ------
     ValueError
-        a bad argument, for example ``d_hidden``, ``d_embed``, ``lr``, ``epochs``, ``clip``, ``seed``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``d_embed``, ``d_hidden``, ``n_layers``, ``epochs`` or ``batch`` not an integer >= 1;
+        ``lr`` or ``clip`` not a finite number > 0; ``seed`` not an integer >= 0.
     """
 
     d_embed: int = 32  #: static vector size; equal to d_hidden so ELMo's layer 0, [x, x], has 2 * d_hidden
@@ -111,8 +111,8 @@ def init_bilm(vocab_size: int, config: BiLMConfig, rng: np.random.Generator) -> 
     Raises
     ------
     ValueError
-        a bad argument, for example ``vocab_size``, ``config``, ``rng``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``vocab_size`` not an integer >= 2, ``config`` not a :class:`BiLMConfig`, ``rng`` not a
+        Generator or an int seed >= 0.
 
     >>> p = init_bilm(10, BiLMConfig(d_embed=3, d_hidden=4, n_layers=2), np.random.default_rng(0))
     >>> {k: v.shape for k, v in p.items()}  # doctest: +NORMALIZE_WHITESPACE
@@ -249,10 +249,10 @@ def direction_states(params: Params, direction: str, ids) -> list[np.ndarray]:
     Raises
     ------
     ValueError
-        a bad argument, for example ``ids``, ``params``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``direction`` not ``"fwd"`` or ``"bwd"``; ``params`` as :func:`bilm_sizes` refuses them;
+        ``ids`` not integers in ``[0, vocab)`` of shape (T,) or (T, batch) with T, batch >= 1.
     KeyError
-        an unknown ``direction``, or a missing key in ``params``.
+        an entry missing from ``params``.
 
     >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
     >>> ids = np.array([0, 3, 2, 1])
@@ -261,7 +261,7 @@ def direction_states(params: Params, direction: str, ids) -> list[np.ndarray]:
     True
     """
     if direction not in DIRECTIONS:
-        raise KeyError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     V, _ = _check_params(params)
     ids = as_token_ids("ids", ids, V, min_length=1)
     states = _run_direction(params, direction, ids if ids.ndim == 2 else ids[:, None])
@@ -283,10 +283,10 @@ def bilm_states(params: Params, ids) -> list[np.ndarray]:
     Raises
     ------
     ValueError
-        a bad argument, for example ``ids``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``params`` as :func:`bilm_sizes` refuses them; ``ids`` not integers in ``[0, vocab)`` of
+        shape (T,) or (T, batch) with ``T >= 2``, ``batch >= 1``.
     KeyError
-        an unknown or missing key in ``params``.
+        an entry missing from ``params``.
 
     >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
     >>> layers = bilm_states(p, np.array([0, 3, 2, 1]))
@@ -320,16 +320,17 @@ def next_token_probs(params: Params, ids, direction: str = "fwd") -> np.ndarray:
     Raises
     ------
     ValueError
-        a bad argument, for example ``ids``: wrong type, shape or size, or out of range.
+        ``direction`` not ``"fwd"`` or ``"bwd"``; ``params`` as :func:`bilm_sizes` refuses them;
+        ``ids`` not integers in ``[0, vocab)`` of shape (T,) or (T, batch), T >= 2, batch >= 1.
     KeyError
-        an unknown ``direction``, or a missing key in ``params``.
+        an entry missing from ``params``.
 
     >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
     >>> next_token_probs(p, np.array([0, 3, 2])).shape, next_token_probs(p, np.array([[0], [3]]), "bwd").shape
     ((6,), (1, 6))
     """
     if direction not in DIRECTIONS:
-        raise KeyError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     V, H = _check_params(params)
     ids = as_token_ids("ids", ids, V)
     batched = ids if ids.ndim == 2 else ids[:, None]  # (T, B)
@@ -345,9 +346,8 @@ def bilm_loss(params: Params, ids) -> float:
 
     Raises
     ------
-    ValueError
-        a bad argument, for example ``ids``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+    ValueError, KeyError
+        as :func:`bilm_loss_and_grads`.
     """
     return bilm_loss_and_grads(params, ids, grads=False)[0]
 
@@ -380,8 +380,10 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
     Raises
     ------
     ValueError
-        a bad argument, for example ``ids``, ``params``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``params`` as :func:`bilm_sizes` refuses them; ``ids`` not integers in ``[0, vocab)`` of
+        shape (T,) or (T, batch) with ``T >= 2``, ``batch >= 1``.
+    KeyError
+        an entry missing from ``params``.
 
     >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
     >>> loss, g = bilm_loss_and_grads(p, np.array([[0, 0], [3, 4], [2, 5], [1, 1]]))
@@ -440,10 +442,11 @@ def seeds_loss_and_grads(P: Params, ids, dtype=np.float64, grads: bool = True) -
     Raises
     ------
     ValueError
-        a bad argument, for example ``P``, ``ids``, ``dtype``: wrong type, shape or size, NaN or
-        inf, or out of range; the message names the argument.
+        ``P`` as :func:`bilm_sizes` refuses a biLM's ``params``, each entry with a leading seed axis;
+        ``ids`` not integers in ``[0, vocab)`` of shape (T, S, batch) with ``T >= 2``, the seeds'
+        ``S`` and ``batch >= 1``; ``dtype`` not ``np.float32`` or ``np.float64``.
     KeyError
-        a missing key in ``P``.
+        an entry missing from ``P``.
 
     >>> singles = [init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(s)) for s in (0, 1)]
     >>> P = {k: np.stack([p[k] for p in singles]) for k in singles[0]}

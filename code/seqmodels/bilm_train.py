@@ -48,8 +48,8 @@ def length_batches(sequences, batch: int, rng: np.random.Generator) -> list[np.n
     Raises
     ------
     ValueError
-        a bad argument, for example ``batch``, ``rng``, ``sequences``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``batch`` not an integer >= 1, ``rng`` not a Generator or an int seed >= 0, or a member of
+        ``sequences`` that is not 1-D. (The ids themselves are not checked.)
 
     >>> seqs = [np.array([0, 5, 1]), np.array([0, 4, 1]), np.array([0, 3, 2, 1])]
     >>> sorted(b.shape for b in length_batches(seqs, 8, np.random.default_rng(0)))
@@ -79,8 +79,8 @@ def train_bilm(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig()) ->
     Raises
     ------
     ValueError
-        a bad argument, for example ``sequences``, ``vocab_size``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``sequences`` empty, or a member that is not a 1-D array of at least 2 ids in
+        ``[0, vocab_size)``; ``vocab_size`` not an integer >= 2; ``config`` not a :class:`BiLMConfig`.
 
     >>> seqs = [np.array([0, 2, 3, 1]), np.array([0, 3, 3, 2, 1])] * 4
     >>> run = train_bilm(seqs, 4, BiLMConfig(d_embed=4, d_hidden=4, epochs=40, batch=8))
@@ -176,9 +176,10 @@ def train_bilms(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig(), s
     Raises
     ------
     ValueError
-        a bad argument, for example ``sequences``, ``vocab_size``, ``config``, ``seeds``,
-        ``held_out``, ``patience`` (an integer >= 1, and only with ``held_out``): wrong type, shape
-        or size, NaN or inf, or out of range; the message names the argument.
+        ``sequences``, ``vocab_size``, ``config`` as :func:`train_bilm` refuses them; ``seeds`` not a
+        non-empty list of distinct integers >= 0; ``dtype`` not ``np.float32`` or ``np.float64``;
+        ``held_out`` (unless None) not a non-empty list of sentences as ``sequences``; ``patience``
+        (unless None) not an integer >= 1, or given without ``held_out``.
 
     >>> seqs = [np.array([0, 2, 3, 1]), np.array([0, 3, 3, 2, 1])] * 4
     >>> config = BiLMConfig(d_embed=4, d_hidden=4, epochs=5, batch=8)

@@ -60,8 +60,9 @@ def bilstm_forward(xs, fwd, bwd) -> np.ndarray:
     Raises
     ------
     ValueError
-        a bad argument, for example ``fwd``, ``bwd``, ``xs``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``fwd`` or ``bwd`` not a ``(W, b)`` pair with ``W`` finite ``(4 * d_hidden, d_in +
+        d_hidden)`` and ``b`` finite ``(4 * d_hidden,)``, or reading another ``d_in`` than ``xs``;
+        ``xs`` not a finite ``(T, d_in)`` or ``(T, batch, d_in)`` array with ``T, batch >= 1``.
 
     >>> import numpy as np
     >>> from seqmodels.lstm import init_lstm, lstm_forward

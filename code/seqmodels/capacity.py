@@ -52,7 +52,7 @@ def final_states(model: str, xs, d_hidden: int, seed: int = 0) -> np.ndarray:
     ``"Bi-LSTM"``: ``[h_T of the forward LSTM, h at the last position of the backward LSTM]``
     (``2 d_hidden``); ``"Word2Vec"``: the input vector of the last token itself (no context).
 
-    Raises ``KeyError`` for an unknown ``model``; ``ValueError`` for ``xs`` that is not a finite
+    Raises ``ValueError`` for a ``model`` not among those four, ``xs`` that is not a finite
     ``(T, N, d_in)`` array with every size >= 1, or ``d_hidden`` not an integer >= 1.
     """
     one_of("model", model, ("Word2Vec", "RNN", "LSTM", "Bi-LSTM"))
@@ -69,7 +69,7 @@ def final_states(model: str, xs, d_hidden: int, seed: int = 0) -> np.ndarray:
         return lstm_forward(xs, zero, zero, *init_lstm(d_in, d_hidden, rng))[0][-1]
     if model == "Bi-LSTM":  # the backward half of the last row has read only the last input
         return bilstm_forward(xs, init_lstm(d_in, d_hidden, rng), init_lstm(d_in, d_hidden, rng))[-1]
-    raise KeyError(f"model must be one of Word2Vec, RNN, LSTM, Bi-LSTM, got {model!r}")
+    raise ValueError(f"model must be one of Word2Vec, RNN, LSTM, Bi-LSTM, got {model!r}")
 
 
 def attention_read(xs, sharpness: float = 20.0) -> np.ndarray:
@@ -107,10 +107,10 @@ def state_probe(models=("RNN", "LSTM"), sizes=(8, 16, 32, 64), T: int = 30, voca
 
     Raises
     ------
-    KeyError
-        an unknown model name in ``models``.
     ValueError
-        sizes that are not integers >= 1 (``vocab_size >= 2``).
+        a name in ``models`` not among :func:`final_states`' models; ``sizes`` not a non-empty
+        list of integers >= 1; ``T``, ``n_train``, ``n_test`` not integers >= 1, ``vocab_size``
+        not one >= 2.
     """
     models = list(models) if not isinstance(models, str) else [models]
     for model in models:
@@ -140,8 +140,8 @@ def positions_recovered(accuracy, vocab_size: int) -> float:
     Raises
     ------
     ValueError
-        a bad argument, for example ``vocab_size``, ``accuracy``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``vocab_size`` not an integer >= 2; ``accuracy`` not a non-empty 1-D array of finite
+        fractions in ``[0, 1]``.
 
     >>> positions_recovered([1.0, 1.0, 0.25, 0.25], vocab_size=4)
     2.0
@@ -228,10 +228,9 @@ def count_r2(model: str, d_hidden: int, first: int, T: int = 30, vocab_size: int
     Raises
     ------
     ValueError
-        If ``first`` is not an integer in ``[1, T]``, a size is not an integer >= 1, ``seed`` is not
-        an integer >= 0 or ``ridge`` is not a finite number >= 0.
-    KeyError
-        If ``model`` is not one of :func:`final_states`' models.
+        If ``model`` is not one of :func:`final_states`' models, ``first`` is not an integer in
+        ``[1, T]``, a size is not an integer >= 1, ``seed`` is not an integer >= 0 or ``ridge`` is
+        not a finite number >= 0.
 
     >>> count_r2("LSTM", 16, first=2, T=4, vocab_size=3, n_train=200, n_test=100) > 0.5
     True

@@ -34,7 +34,8 @@ def layer_flops(model: str, n: int, d: int) -> float:
 
     Elementwise work (softmax, mask, activations, normalisation) is not counted.
 
-    Raises ``KeyError`` for an unknown ``model``, ``ValueError`` unless ``n`` and ``d`` are integers >= 1.
+    Raises ``ValueError`` for a ``model`` not among those four, or unless ``n`` and ``d`` are
+    integers >= 1.
 
     >>> layer_flops("RNN", 10, 4), layer_flops("attention", 10, 4)
     (640.0, 2560.0)
@@ -60,7 +61,7 @@ def dependency_graph(model: str, n: int) -> dict[tuple, tuple]:
       ``"causal attention"`` is the same with ``j <= i`` only.
 
     Nodes are inserted in an order where every node comes after the nodes it reads. Raises
-    ``KeyError`` for an unknown ``model``, ``ValueError`` unless ``n`` is an integer >= 1.
+    ``ValueError`` for a ``model`` not among those six, or unless ``n`` is an integer >= 1.
 
     >>> dependency_graph("RNN", 2)[("h", 1)]
     (('x', 1), ('h', 0))
@@ -87,7 +88,7 @@ def dependency_graph(model: str, n: int) -> dict[tuple, tuple]:
             g[("s", i)] = seen
             g[("o", i)] = (("s", i),) + seen
     else:
-        raise KeyError(f"model must be one of {MODELS + ('causal attention',)}, got {model!r}")
+        raise ValueError(f"model must be one of {MODELS + ('causal attention',)}, got {model!r}")
     return g
 
 

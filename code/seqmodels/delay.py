@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ._checks import as_int_list, as_rng, finite_float, one_of, positive_int
+from ._checks import as_int_list, as_rng, finite_float, positive_int
 from .stacked import Arm, StepsToSolve, train_arms
 from .train import Recurrence, TrainConfig, Trained, accuracy, lstm_cell, rnn_cell, train_classifier
 from .tables import Column, Table, result_table
@@ -41,8 +41,8 @@ class DelayTask:
     Raises
     ------
     ValueError
-        a bad argument, for example ``n_symbols``, ``n_distractors``, ``p_new_key``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``n_symbols`` not an integer >= 2, ``n_distractors`` not an integer >= 1, ``p_new_key`` not
+        a finite number in ``[0, 1]``.
     """
 
     n_symbols: int = 4  #: keys to remember: chance accuracy is 1 / n_symbols
@@ -301,9 +301,17 @@ class ArmsResult(StepsToSolve):
                    first.n_params, first.chance, first.solved_at, **stopping)
 
     def index(self, name: str) -> int:
-        """Position of the arm called ``name``; raises ``KeyError`` if there is none."""
+        """Position of the arm called ``name``.
+
+        Raises
+        ------
+        KeyError
+            no arm of this result is called ``name`` (the arms are the result's data, as the
+            words of a vocabulary are).
+        """
         names = [a.name for a in self.arms]
-        one_of("name", name, names)
+        if not isinstance(name, str) or name not in names:
+            raise KeyError(f"name {name!r} is not an arm of this result, whose arms are {names}")
         return names.index(name)
 
     def final(self) -> np.ndarray:

@@ -80,10 +80,9 @@ def draw_unrolled(ax, shape: str, T: int = 4, *, title: str | None = None) -> in
 
     Raises
     ------
-    KeyError
-        an unknown ``shape`` (one of :data:`SHAPES`).
     ValueError
-        ``T`` that is not an integer >= 2, or ``ax`` that is not a matplotlib ``Axes``.
+        ``shape`` not one of :data:`SHAPES`, ``T`` that is not an integer >= 2, or ``ax`` that is
+        not a matplotlib ``Axes``.
     """
     _check_ax(ax)
     one_of("shape", shape, SHAPES)

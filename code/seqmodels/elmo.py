@@ -38,8 +38,8 @@ class TokenVectors:
     Raises
     ------
     ValueError
-        a bad argument, for example ``backward``, ``static``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``forward`` not a finite 3-D array, ``backward`` not shaped like it or not finite, ``static``
+        not a finite ``(N, d_embed)`` array with ``forward``'s ``N``.
     """
 
     static: np.ndarray
@@ -67,8 +67,8 @@ class TokenVectors:
         Raises
         ------
         ValueError
-            a bad argument, for example ``d_embed``: wrong type, shape or size, NaN or inf,
-            or out of range; the message names the argument.
+            ``d_embed`` (the width of ``static``) unlike ``d_hidden`` (of ``forward``): layer 0,
+            ``[x, x]``, must be as wide as the others.
         """
         if self.static.shape[1] != self.forward.shape[2]:
             raise ValueError("layer 0 is [x, x], so d_embed must equal d_hidden, got "
@@ -92,8 +92,11 @@ def token_vectors(params: Params, sequences, positions) -> TokenVectors:
     Raises
     ------
     ValueError
-        a bad argument, for example ``positions``, ``sequences``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``params`` as :func:`seqmodels.bilm.bilm_sizes` refuses them; ``sequences`` empty, or a member
+        that is not a 1-D array of at least 2 ids in ``[0, vocab)``; ``positions`` not one integer per
+        sequence, each in ``0 .. len(sequence) - 1``.
+    KeyError
+        an entry missing from ``params``.
 
     >>> from seqmodels.bilm import BiLMConfig, init_bilm
     >>> p = init_bilm(6, BiLMConfig(d_embed=3, d_hidden=4), np.random.default_rng(0))
@@ -155,8 +158,8 @@ def elmo_mix(layers, w, gamma: float = 1.0) -> np.ndarray:
     Raises
     ------
     ValueError
-        a bad argument, for example ``w``, ``gamma``, ``layers``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``layers`` not a finite array of 2 to 7 dimensions, ``w`` not a finite vector of one weight
+        per layer, ``gamma`` not a finite number.
 
     >>> layers = np.array([[[1.0, 0.0]], [[0.0, 1.0]]])  # 2 layers, 1 token, D = 2
     >>> elmo_mix(layers, np.zeros(2))  # equal weights: the average

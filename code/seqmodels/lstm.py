@@ -66,6 +66,20 @@ def _gates(a, H):
     return s[..., :H], s[..., H:2 * H], a[..., 2 * H:3 * H], s[..., 3 * H:]
 
 
+class _Gates(dict):
+    """The gates dict of :func:`lstm_forward` (``{"forget": f, ...}``), which also records the pass
+    that made it, so that :func:`lstm_backward` can tell that pass from another's: the ``hs`` and
+    ``cs`` returned beside it and its gate arrays (by identity, O(1)), and the bytes of the checked
+    float64 ``xs, h0, c0, W, b`` it ran on (compared by value, O(inputs + parameters))."""
+
+    __slots__ = ("_outputs", "_inputs")
+
+    def __init__(self, hs, cs, gates, inputs):
+        super().__init__(zip(GATES, gates))
+        self._outputs = (hs, cs, *gates)
+        self._inputs = tuple((a.shape, a.tobytes()) for a in inputs)
+
+
 def lstm_step(x_t, h_prev, c_prev, W, b) -> tuple[np.ndarray, np.ndarray]:
     """One LSTM step: ``c_t = f * c_prev + i * g`` and ``h_t = o * tanh(c_t)``.
 
@@ -87,8 +101,9 @@ def lstm_step(x_t, h_prev, c_prev, W, b) -> tuple[np.ndarray, np.ndarray]:
     Raises
     ------
     ValueError
-        a bad argument, for example ``x_t``, ``c_prev``, ``W``, ``b``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``W`` not finite ``(4 * d_hidden, d_in + d_hidden)`` with ``d_hidden, d_in >= 1``, ``b`` not
+        a finite ``(4 * d_hidden,)`` vector; ``x_t`` not finite ``(d_in,)`` or ``(batch, d_in)``;
+        ``h_prev`` or ``c_prev`` not finite ``(d_hidden,)`` or ``(batch, d_hidden)`` to match ``x_t``.
 
     >>> import numpy as np
     >>> h, c = lstm_step(np.ones(1), np.zeros(2), np.array([1.0, -2.0]), np.zeros((8, 3)), np.zeros(8))
@@ -156,8 +171,9 @@ def lstm_forward(xs, h0, c0, W, b, return_gates: bool = False):
     Raises
     ------
     ValueError
-        a bad argument, for example ``xs``, ``h0``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``W``, ``b`` as :func:`lstm_step` refuses them; ``xs`` not a finite ``(T, d_in)`` or
+        ``(T, batch, d_in)`` array with ``T, batch >= 1``; ``h0`` or ``c0`` not finite
+        ``(d_hidden,)`` or ``(batch, d_hidden)`` to match ``xs``. (``return_gates`` is read as a flag.)
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
@@ -170,8 +186,26 @@ def lstm_forward(xs, h0, c0, W, b, return_gates: bool = False):
     xs, h0, c0, W, b, d_hidden, d_in = _check_sequence_inputs(xs, h0, c0, W, b)
     hs, cs, gates = _forward(xs, h0, c0, W, b, d_hidden, d_in)
     if return_gates:
-        return hs, cs, dict(zip(GATES, gates))
+        return hs, cs, _Gates(hs, cs, gates, (xs, h0, c0, W, b))
     return hs, cs
+
+
+def _check_made_by(gates, outputs, inputs) -> None:
+    """Raise ``ValueError`` naming ``forward`` unless ``gates`` is the :class:`_Gates` of a pass of
+    :func:`lstm_forward` that returned these ``outputs`` and ran on inputs equal to ``inputs``."""
+    if not isinstance(gates, _Gates):
+        raise ValueError("forward must be the (hs, cs, gates) that lstm_forward(xs, h0, c0, W, b, "
+                         "return_gates=True) returned (its gates record the pass), got gates of type "
+                         f"{type(gates).__name__} that lstm_forward did not make")
+    for name, given, made in zip(("hs", "cs", *GATES), outputs, gates._outputs):
+        if given is not made:
+            raise ValueError(f"forward: {name} is not the array lstm_forward returned with these gates "
+                             "(pass the (hs, cs, gates) of one call, unchanged)")
+    for name, now, (shape, data) in zip(("xs", "h0", "c0", "W", "b"), inputs, gates._inputs):
+        if now.shape != shape or (now.tobytes() != data  # the same bytes, else the same values (-0.0 is 0.0)
+                                  and not np.array_equal(now, np.frombuffer(data).reshape(shape))):
+            raise ValueError(f"forward was computed from another {name} than the one passed (or {name} "
+                             "has changed since): call lstm_forward again with these arguments")
 
 
 def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np.ndarray]:
@@ -202,6 +236,9 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
     forward : tuple ``(hs, cs, gates)``, optional
         What ``lstm_forward(xs, h0, c0, W, b, return_gates=True)`` returned for these same
         arguments; passing it saves running the forward pass a second time. Omitted, it is recomputed.
+        Its ``gates`` dict records the pass that made it, and a ``forward`` of other arguments (or
+        whose ``xs, h0, c0, W, b`` have been changed in place since) is refused. The arrays inside
+        it are trusted: values written into ``hs``, ``cs`` or the gates in place are not detected.
 
     Returns
     -------
@@ -210,8 +247,9 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
     Raises
     ------
     ValueError
-        a bad argument, for example ``dhs``, ``dcs``, ``forward``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``xs, h0, c0, W, b`` as :func:`lstm_forward` refuses them; ``dhs`` (``dcs``) not finite or
+        not shaped like ``hs`` (``cs``); ``forward`` not the triple :func:`lstm_forward` returned
+        with ``return_gates=True``, of another shape, or made from other ``xs, h0, c0, W, b``.
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(1)
@@ -235,6 +273,7 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
             if np.shape(arr) != want:
                 raise ValueError(f"forward: {name} must have shape (T, [batch,] d_hidden) = {want}, "
                                  f"got {np.shape(arr)}")
+        _check_made_by(gates, (hs, cs, f, i, g, o), (xs, h0, c0, W, b))
     dhs = as_float_array("dhs", dhs, ndims=(hs.ndim,))
     check_shape("dhs", dhs, hs.shape, "like hs: (T, [batch,] d_hidden)")
     if dcs is not None:

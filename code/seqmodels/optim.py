@@ -64,8 +64,8 @@ class Adam:
     Raises
     ------
     ValueError
-        a bad argument, for example ``lr``, ``beta1``, ``beta2``, ``eps``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``lr`` or ``eps`` not a finite number > 0, ``beta1`` or ``beta2`` not a finite number in
+        ``[0, 1)``.
 
     >>> p, opt = {"w": np.array([1.0, -1.0])}, Adam(lr=0.1)
     >>> opt.step(p, {"w": np.array([0.5, -2.0])})

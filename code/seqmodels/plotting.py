@@ -49,8 +49,7 @@ def use_book_style(figure_format: str = "svg") -> None:
     Raises
     ------
     ValueError
-        a bad argument, for example ``figure_format``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``figure_format`` not one of ``"svg"``, ``"png"``, ``"pdf"``, ``"retina"``, ``"jpeg"``.
 
     >>> import matplotlib as mpl
     >>> use_book_style()

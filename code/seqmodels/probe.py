@@ -90,8 +90,9 @@ def nearest_centroid_accuracy(X_train, y_train, X_test, y_test) -> float:
     Raises
     ------
     ValueError
-        a bad argument, for example ``X_test``, ``y_train``, ``y_test``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``X_train`` or ``X_test`` not a finite 2-D array, or of different widths; ``y_train`` or
+        ``y_test`` not integers >= 0, one per row, at least one; ``y_train`` missing a class below
+        its largest; ``y_test`` holding a class ``y_train`` never shows.
 
     >>> X = np.array([[0.0, 0.0], [0.0, 2.0], [4.0, 0.0], [4.0, 2.0]])
     >>> nearest_centroid_accuracy(X, np.array([0, 0, 1, 1]), np.array([[1.0, 5.0], [3.0, -5.0]]),
@@ -117,8 +118,9 @@ def linear_probe_accuracy(X_train, y_train, X_test, y_test, steps: int = 300, lr
     Raises
     ------
     ValueError
-        a bad argument, for example ``steps``, ``lr``, ``weight_decay``, ``X_train``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``X_train``, ``y_train``, ``X_test``, ``y_test`` as :func:`nearest_centroid_accuracy`
+        refuses them; ``steps`` not an integer >= 1, ``lr`` not a finite number > 0,
+        ``weight_decay`` not a finite number >= 0.
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 5))
@@ -155,8 +157,9 @@ def linear_probe_accuracies(X_train, y_train, X_test, y_test, steps: int = 300, 
     Raises
     ------
     ValueError
-        a bad argument, for example ``X_train``, ``X_test``, ``y_train``, ``steps``: wrong type,
-        shape or size, NaN or inf, or out of range; the message names the argument.
+        ``X_train`` not a finite (P, n_train, d) array with every size >= 1, ``X_test`` not a finite
+        (P, n_test, d) array with the same ``P`` and ``d``; the labels, ``steps``, ``lr`` and
+        ``weight_decay`` as :func:`linear_probe_accuracy` refuses them.
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(2, 200, 5))
@@ -229,8 +232,11 @@ def scalar_mix_loss_and_grads(params: dict, layers, y, weight_decay: float = 1e-
     Raises
     ------
     ValueError
-        a bad argument, for example ``params``, ``layers``, ``y``, ``weight_decay``: wrong type,
-        shape or size, NaN or inf, or out of range; the message names the argument.
+        ``params`` not a dict, or ``params['w']`` not one finite weight per layer, ``params['gamma']``
+        not finite of shape (1,), ``params['W']`` not finite ``(n_classes, d)`` with ``n_classes >=
+        1``, ``params['b']`` not finite ``(n_classes,)``; ``layers`` not a finite (n_layers, n, d)
+        array with every size >= 1; ``y`` not ``n`` integers in ``[0, n_classes)``;
+        ``weight_decay`` not a finite number >= 0.
     KeyError
         ``params`` without one of its four entries.
 
@@ -302,8 +308,8 @@ def scalar_mix_probe(layers_train, y_train, layers_test, y_test, steps: int = 30
     Raises
     ------
     ValueError
-        a bad argument, for example ``layers_train``, ``layers_test``, ``y_train``, ``steps``:
-        wrong type, shape or size, NaN or inf, or out of range; the message names the argument.
+        ``layers_train``, ``layers_test`` and the labels, ``steps``, ``lr``, ``weight_decay`` as
+        :func:`linear_probe_accuracies` refuses its ``X_train``, ``X_test`` and the rest.
 
     >>> rng = np.random.default_rng(0)
     >>> y = rng.integers(2, size=200)
@@ -351,8 +357,10 @@ def linear_probe(train_states, train_labels, test_states, test_labels, n_classes
     Raises
     ------
     ValueError
-        a bad argument, for example ``ridge``, ``n_classes``, ``train_labels``, ``test_labels``, ``train_states``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``n_classes`` not an integer >= 2, ``ridge`` not a finite number >= 0; ``train_states`` or
+        ``test_states`` not a finite 2-D array with a row, or of different widths; ``train_labels``
+        or ``test_labels`` not integers in ``[0, n_classes)`` of shape (rows, P), ``P >= 1``, the
+        same ``P`` for both.
 
     >>> rng = np.random.default_rng(0)
     >>> labels = rng.integers(0, 3, size=(200, 1))

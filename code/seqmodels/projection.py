@@ -27,8 +27,8 @@ class PCA:
     Raises
     ------
     ValueError
-        a bad argument, for example ``components``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``mean`` not a finite vector, ``components`` not a finite ``(k, d)`` array with ``mean``'s
+        ``d``, ``explained`` not a finite ``(k,)`` vector.
     """
 
     mean: np.ndarray
@@ -48,8 +48,7 @@ class PCA:
         Raises
         ------
         ValueError
-            a bad argument, for example ``Y``: wrong type, shape or size, NaN or inf,
-            or out of range; the message names the argument.
+            ``Y`` not a finite 2-D array with ``d`` columns.
         """
         Y = as_float_array("Y", Y, ndims=(2,))
         if Y.shape[1] != self.mean.shape[0]:
@@ -63,8 +62,7 @@ def pca(X, k: int = 2) -> PCA:
     Raises
     ------
     ValueError
-        a bad argument, for example ``X``, ``k``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``X`` not a finite 2-D array of at least 2 rows; ``k`` not an integer in ``[1, min(n, d)]``.
 
     >>> import numpy as np
     >>> X = np.array([[0.0, 0.0], [2.0, 1.0], [4.0, 2.0]])

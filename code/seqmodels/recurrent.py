@@ -162,10 +162,9 @@ def forward(kind: str, W, b, xs, *, keep: bool = True, tag: str = "") -> Pass:
 
     Raises
     ------
-    KeyError
-        an unknown ``kind``.
     ValueError
-        ``W``, ``b`` or ``xs`` of the wrong shape, or not finite.
+        ``kind`` not one of :data:`KINDS`; ``W``, ``b`` or ``xs`` of the wrong shape, or not
+        finite.
 
     >>> from seqmodels.lstm import init_lstm, lstm_forward
     >>> rng = np.random.default_rng(0)
@@ -290,8 +289,12 @@ def backward(p: Pass, *, dhs=None, dh_last=None, inputs: bool = False) -> dict[s
     Raises
     ------
     ValueError
-        ``p`` run with ``keep=False``, neither ``dhs`` nor ``dh_last`` given, or either of the
-        wrong shape or not finite.
+        ``p`` not a :class:`Pass` or run with ``keep=False``, neither ``dhs`` nor ``dh_last`` given,
+        or either of the wrong shape or not finite.
+
+    Not checked, for speed (this is the inner kernel of every training loop): that ``p`` is still
+    valid (a later :func:`forward` with its tag overwrites its scratch arrays) and that ``p.W``, the
+    weights it holds, has not been changed in place since; either gives wrong gradients, silently.
 
     >>> from seqmodels.rnn import init_rnn, rnn_backward
     >>> rng = np.random.default_rng(0)

@@ -59,8 +59,9 @@ def rnn_step(x_t, h_prev, W_h, W_x, b) -> np.ndarray:
     Raises
     ------
     ValueError
-        a bad argument, for example ``x_t``, ``h_prev``, ``W_h``, ``b``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``W_h`` not a finite square matrix, ``W_x`` not finite with ``d_hidden`` rows, ``b`` not a
+        finite ``(d_hidden,)`` vector; ``x_t`` not finite ``(d_in,)`` or ``(batch, d_in)``;
+        ``h_prev`` not finite ``(d_hidden,)`` or ``(batch, d_hidden)`` to match ``x_t``.
 
     >>> import numpy as np
     >>> W_h, W_x, b = 0.5 * np.eye(2), np.array([[1.0], [-1.0]]), np.zeros(2)
@@ -113,8 +114,9 @@ def rnn_forward(xs, h0, W_h, W_x, b) -> np.ndarray:
     Raises
     ------
     ValueError
-        a bad argument, for example ``xs``, ``W_x``, ``h0``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``W_h``, ``W_x``, ``b`` as :func:`rnn_step` refuses them; ``xs`` not a finite ``(T, d_in)``
+        or ``(T, batch, d_in)`` array with ``T, batch >= 1``; ``h0`` not finite ``(d_hidden,)`` or
+        ``(batch, d_hidden)`` to match ``xs``.
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
@@ -150,8 +152,8 @@ def rnn_backward(xs, h0, W_h, W_x, b, dhs) -> dict[str, np.ndarray]:
     Raises
     ------
     ValueError
-        a bad argument, for example ``dhs``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``xs``, ``h0``, ``W_h``, ``W_x``, ``b`` as :func:`rnn_forward` refuses them; ``dhs`` not
+        finite or not shaped like ``hs``.
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(1)
@@ -198,8 +200,7 @@ def state_jacobian_norms(xs, h0, W_h, W_x, b) -> np.ndarray:
     Raises
     ------
     ValueError
-        a bad argument, for example ``xs``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        the arguments as :func:`rnn_forward` refuses them, or a batched ``xs`` (only ``(T, d_in)``).
 
     >>> import numpy as np
     >>> W_h = 0.5 * np.eye(2)

@@ -68,8 +68,8 @@ class Sentence:
     Raises
     ------
     ValueError
-        a bad argument, for example ``cue``, ``sense``, ``words``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``words`` not a tuple of str holding "bank" exactly once, ``sense`` not one of
+        :data:`SENSES` or None, ``cue`` not one of :data:`CUES`.
     """
 
     words: tuple[str, ...]
@@ -135,8 +135,7 @@ def make_corpus(seed: int = 0, held_out: int = 4) -> Corpus:
     Raises
     ------
     ValueError
-        a bad argument, for example ``held_out``, ``seed``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``held_out`` not an integer in ``[1, 7]``, ``seed`` not an integer >= 0.
 
     >>> corpus = make_corpus(seed=0)
     >>> len(corpus.train), len(corpus.test)
@@ -178,8 +177,7 @@ def vocabulary(sentences) -> tuple[str, ...]:
     Raises
     ------
     ValueError
-        a bad argument, for example ``sentences``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        a member of ``sentences`` that is not a :class:`Sentence`.
 
     >>> vocabulary([Sentence(("the", "bank", "was", "empty"), None, "none")])
     ('<s>', '</s>', 'bank', 'empty', 'the', 'was')

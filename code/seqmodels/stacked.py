@@ -47,10 +47,9 @@ class Arm:
 
     Raises
     ------
-    KeyError
-        an unknown ``kind``.
     ValueError
-        ``d_hidden`` not an integer >= 1, or ``option`` not finite.
+        ``kind`` not ``"rnn"``, ``"lstm"`` or ``"gru"``, ``d_hidden`` not an integer >= 1, or
+        ``option`` not finite.
     """
 
     name: str
@@ -148,10 +147,12 @@ def stack_logits(kind: str, params: Params, xs) -> np.ndarray:
 
     Raises
     ------
-    KeyError
-        an unknown ``kind`` or a missing parameter.
     ValueError
-        ``xs`` not (T, batch, d_in) with the stack's ``d_in``, or not finite.
+        ``kind`` not ``"rnn"``, ``"lstm"`` or ``"gru"``; ``xs`` not (T, batch, d_in) with the
+        stack's ``d_in``, or not finite; the cell's weights of the wrong shape or not finite (as
+        :func:`seqmodels.recurrent.forward` refuses them; the read-out is not checked).
+    KeyError
+        a parameter missing from ``params``.
     """
     xs = _check_stack(kind, params, xs).astype(params["b"].dtype, copy=False)
     h = recurrent.forward(kind, _cell_weights(kind, params), params["b"], xs, keep=False, tag="stack_eval").h_last()

@@ -61,8 +61,7 @@ def best_time(fn, repeat: int = 5) -> float:
     Raises
     ------
     ValueError
-        a bad argument, for example ``fn``, ``repeat``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``fn`` not callable, ``repeat`` not an integer >= 1.
 
     >>> best_time(lambda: sum(range(1000)), repeat=3) > 0
     True

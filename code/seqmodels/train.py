@@ -45,8 +45,7 @@ class Recurrence:
     Raises
     ------
     ValueError
-        a bad argument, for example ``init``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``init``, ``forward`` or ``backward`` not callable.
     """
 
     name: str
@@ -82,7 +81,7 @@ def _check_head(params) -> None:
 
 
 def _zeros(xs, params, key):
-    return np.zeros(xs.shape[1:-1] + (params[key].shape[0] // (4 if key == "W" else 1),))
+    return np.zeros(xs.shape[1:-1] + (np.shape(params[key])[0] // (4 if key == "W" else 1),))
 
 
 def rnn_cell(spectral_radius: float = 1.0) -> Recurrence:
@@ -155,10 +154,10 @@ def gru_cell(update_bias: float = 0.0) -> Recurrence:
         return {"W": W, "b": b}
 
     def forward(p, xs):
-        return gru_forward(xs, np.zeros(xs.shape[1:-1] + (p["W"].shape[0] // 3,)), p["W"], p["b"]), None
+        return gru_forward(xs, np.zeros(xs.shape[1:-1] + (np.shape(p["W"])[0] // 3,)), p["W"], p["b"]), None
 
     def backward(p, xs, dhs, cache=None):  # gru_backward recomputes the forward pass
-        g = gru_backward(xs, np.zeros(xs.shape[1:-1] + (p["W"].shape[0] // 3,)), p["W"], p["b"], dhs)
+        g = gru_backward(xs, np.zeros(xs.shape[1:-1] + (np.shape(p["W"])[0] // 3,)), p["W"], p["b"], dhs)
         return {k: g[k] for k in ("W", "b", "xs")}
 
     return Recurrence("GRU", init, forward, backward)
@@ -188,8 +187,9 @@ def classifier_head(h, W_out, b_out, labels) -> tuple[float, Params]:
     Raises
     ------
     ValueError
-        a bad argument, for example ``W_out``, ``b_out``, ``labels``, ``h``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``h`` not a finite 2-D array, ``W_out`` not finite ``(n_classes, d_hidden)`` with ``h``'s
+        ``d_hidden``, ``b_out`` not finite ``(n_classes,)``, ``labels`` not one integer in
+        ``[0, n_classes)`` per row of ``h``.
 
     >>> h = np.array([[1.0, 0.0], [0.0, 1.0]])
     >>> loss, g = classifier_head(h, np.eye(2), np.zeros(2), np.array([0, 1]))
@@ -215,15 +215,16 @@ def predict(cell: Recurrence, params: Params, xs) -> np.ndarray:
     Raises
     ------
     ValueError
-        a bad argument, for example ``xs``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``cell`` not a :class:`Recurrence`, ``params`` not a dict, ``xs`` not a finite
+        (T, batch, d_in) array with every size >= 1, or the cell's weights in ``params`` as its
+        forward pass refuses them (``W_out``, ``b_out`` are not checked here).
     KeyError
-        an unknown or missing key in ``params``.
+        ``params`` without ``W_out``, ``b_out`` or one of the cell's weights.
     """
     _check_cell(cell)
     _check_head(params)
     hs, _ = cell.forward(params, _check_xs(xs))
-    return hs[-1] @ params["W_out"].T + params["b_out"]
+    return hs[-1] @ np.asarray(params["W_out"]).T + params["b_out"]
 
 
 def loss_and_grads(cell: Recurrence, params: Params, xs, labels) -> tuple[float, Params]:
@@ -235,8 +236,10 @@ def loss_and_grads(cell: Recurrence, params: Params, xs, labels) -> tuple[float,
     Raises
     ------
     ValueError
-        a bad argument, for example ``labels``, ``xs``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``cell``, ``params``, ``xs`` as :func:`predict` refuses them; ``W_out``, ``b_out``,
+        ``labels`` as :func:`classifier_head` refuses them.
+    KeyError
+        as :func:`predict`.
     """
     _check_cell(cell)
     _check_head(params)
@@ -257,8 +260,8 @@ class TrainConfig:
     Raises
     ------
     ValueError
-        a bad argument, for example ``lr``, ``d_hidden``, ``steps``, ``batch``, ``clip``, ``stop_loss``, ``seed``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``d_hidden``, ``steps`` or ``batch`` not an integer >= 1; ``lr`` or ``clip`` not a finite
+        number > 0; ``seed`` not an integer >= 0; ``stop_loss`` not a finite number.
     """
 
     d_hidden: int = 16  #: state size; small enough that a step costs well under a millisecond
@@ -410,8 +413,10 @@ def input_sensitivity(cell: Recurrence, params: Params, xs) -> np.ndarray:
     Raises
     ------
     ValueError
-        a bad argument, for example ``xs``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``cell`` not a :class:`Recurrence`, ``xs`` not a finite (T, batch, d_in) array with every
+        size >= 1, or the cell's weights in ``params`` as its forward pass refuses them.
+    KeyError
+        ``params`` without one of the cell's weights.
 
     >>> rng = np.random.default_rng(0)
     >>> params = RNN.init(2, 3, rng)

@@ -27,8 +27,8 @@ def one_hot(indices, vocab_size: int) -> np.ndarray:
     Raises
     ------
     ValueError
-        a bad argument, for example ``indices``, ``vocab_size``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``indices`` not a 1-D array of integers in ``[0, vocab_size)`` (an empty one gives no
+        rows); ``vocab_size`` not an integer >= 1.
 
     >>> one_hot([2, 0], vocab_size=4)
     array([[0., 0., 1., 0.],
@@ -218,10 +218,11 @@ def nearest(emb: WordVectors, word_or_vector, k: int = 10, restrict_vocab: int |
     Raises
     ------
     ValueError
-        a bad argument, for example ``k``, ``restrict_vocab``, ``word_or_vector``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``emb`` not :class:`WordVectors`; ``word_or_vector`` neither a str nor a finite ``(d,)``
+        vector, or the zero vector; ``k`` not an integer in ``[1, candidates]``; ``restrict_vocab``
+        not None or an integer >= 1, or leaving no word besides the query.
     KeyError
-        an unknown or missing key in ``word_or_vector``.
+        ``word_or_vector`` a word not in ``emb``.
 
     >>> import numpy as np
     >>> emb = WordVectors(["cat", "kitten", "car"], np.array([[1.0, 0.1], [0.9, 0.2], [0.0, 1.0]]))
@@ -272,10 +273,10 @@ def analogy(emb: WordVectors, a: str, b: str, c: str, k: int = 1, restrict_vocab
     Raises
     ------
     ValueError
-        a bad argument, for example ``k``, ``restrict_vocab``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``emb`` not :class:`WordVectors`; ``a``, ``b`` or ``c`` not a str, or giving the zero target;
+        ``k`` not an integer in ``[1, candidates]``; ``restrict_vocab`` not None or an integer >= 1.
     KeyError
-        an unknown or missing key in ``a``.
+        ``a``, ``b`` or ``c`` not in ``emb`` (the message names which).
 
     >>> import numpy as np
     >>> emb = WordVectors(["man", "woman", "king", "queen", "apple"],
@@ -295,14 +296,18 @@ def analogy_rank(emb: WordVectors, a: str, b: str, c: str, d: str, restrict_voca
 
     Raises
     ------
+    ValueError
+        ``emb``, ``a``, ``b``, ``c``, ``restrict_vocab`` as :func:`analogy` refuses them, or ``d``
+        not a str.
     KeyError
-        an unknown or missing key in ``d``.
+        ``a``, ``b``, ``c`` or ``d`` not in ``emb``, or ``d`` not among the ``restrict_vocab`` words
+        searched (the message names which).
     """
     target = analogy_target(emb, a, b, c)
     cand = _candidates(emb, restrict_vocab)
     j = emb.index(d, "d")
     if j >= cand.shape[0]:
-        raise KeyError(f"word {d!r} is not among the restrict_vocab = {cand.shape[0]} words searched")
+        raise KeyError(f"d: word {d!r} is not among the restrict_vocab = {cand.shape[0]} words searched")
     scores = cand @ target.astype(cand.dtype) / np.linalg.norm(target)
     excluded = np.zeros(scores.size, dtype=bool)
     excluded[[i for i in {emb.index(w) for w in (a, b, c)} if i < scores.size]] = True
@@ -319,8 +324,7 @@ class AnalogyScore:
     Raises
     ------
     ValueError
-        a bad argument, for example ``correct``, ``skipped``, ``answered``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``correct``, ``answered`` or ``skipped`` not an integer >= 0, or ``correct > answered``.
     """
 
     correct: int
@@ -369,8 +373,9 @@ def analogy_accuracy(emb: WordVectors, questions: Sequence[tuple[str, str, str, 
     Raises
     ------
     ValueError
-        a bad argument, for example ``questions``, ``batch_size``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``emb`` not :class:`WordVectors`; ``questions`` a str, or holding something other than a
+        4-tuple of str; ``batch_size`` not an integer >= 1; ``restrict_vocab`` not None or an
+        integer >= 1.
 
     >>> import numpy as np
     >>> emb = WordVectors(["man", "woman", "king", "queen"],
@@ -414,11 +419,10 @@ def analogy_accuracy_by(emb: WordVectors, questions: Sequence[tuple[str, str, st
 
     Raises
     ------
-    KeyError
-        an unknown ``method`` (one of :data:`ANALOGY_METHODS`).
     ValueError
-        ``emb`` that is not a :class:`WordVectors`, ``questions`` that is a str or holds something
-        other than a 4-tuple of words, a bad ``restrict_vocab`` or ``batch_size``.
+        ``emb`` that is not a :class:`WordVectors`, ``method`` not one of :data:`ANALOGY_METHODS`,
+        ``questions`` that is a str or holds something other than a 4-tuple of words, a bad
+        ``restrict_vocab`` or ``batch_size``.
 
     >>> import numpy as np
     >>> emb = WordVectors(["man", "woman", "king", "queen"],

@@ -48,8 +48,7 @@ class Vocabulary:
     Raises
     ------
     ValueError
-        a bad argument, for example ``counts``, ``words``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``words`` not distinct str; ``counts`` not one integer >= 1 per word.
     """
 
     words: tuple[str, ...]
@@ -85,9 +84,13 @@ class Vocabulary:
 
         Raises
         ------
+        ValueError
+            ``word`` not a str.
         KeyError
-            an unknown or missing key in ``word``.
+            ``word`` not in the vocabulary.
         """
+        if not isinstance(word, str):
+            raise ValueError(f"word must be a str, got {type(word).__name__}")
         try:
             return self._ids[word]
         except KeyError:
@@ -114,8 +117,8 @@ def build_vocabulary(documents: Iterable[Sequence[str]], min_count: int = 5) -> 
     Raises
     ------
     ValueError
-        a bad argument, for example ``min_count``, ``documents``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``min_count`` not an integer >= 1; ``documents`` one str, or holding a str where a token
+        list belongs, or no token at all; no word occurring ``min_count`` times.
 
     >>> vocab = build_vocabulary([["the", "cat", "sat"], ["the", "cat"], ["a"]], min_count=2)
     >>> vocab.words, vocab.counts
@@ -148,8 +151,8 @@ def keep_probabilities(counts, threshold: float = 1e-3) -> np.ndarray:
     Raises
     ------
     ValueError
-        a bad argument, for example ``counts``, ``threshold``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``counts`` not a non-empty finite 1-D array of numbers > 0; ``threshold`` not a finite
+        number > 0.
 
     >>> keep_probabilities([900, 90, 10], threshold=0.01).round(3)
     array([0.105, 0.333, 1.   ])
@@ -171,8 +174,8 @@ def negative_table(counts, power: float = 0.75, size: int = 1_000_000) -> np.nda
     Raises
     ------
     ValueError
-        a bad argument, for example ``counts``, ``power``, ``size``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``counts`` not a non-empty finite 1-D array of numbers > 0; ``power`` not a finite number
+        >= 0; ``size`` not an integer >= 1.
 
     >>> negative_table([16, 1], power=0.75, size=9)
     array([0, 0, 0, 0, 0, 0, 0, 0, 1])
@@ -199,8 +202,8 @@ def skipgram_pairs(documents: Sequence[np.ndarray], window: int, rng: np.random.
     Raises
     ------
     ValueError
-        a bad argument, for example ``window``, ``documents``, ``rng``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``window`` not an integer >= 1; ``rng`` not a Generator or an int seed >= 0; a member of
+        ``documents`` not a 1-D array of integer ids >= 0.
 
     >>> c, o = skipgram_pairs([np.array([7, 8, 9])], window=1, rng=np.random.default_rng(0))
     >>> sorted(zip(c.tolist(), o.tolist()))
@@ -299,8 +302,9 @@ def sgns_loss_and_grads(W_in, W_out, centers, contexts, negatives):
     Raises
     ------
     ValueError
-        a bad argument, for example ``centers``, ``contexts``, ``W_out``, ``W_in``, ``negatives``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``W_in`` not a finite 2-D array, ``W_out`` not finite and shaped like it; ``centers`` not a
+        non-empty 1-D array, ``contexts`` not shaped like it, ``negatives`` not (B, K); any of the
+        three holding something other than integer ids in ``[0, V)``.
 
     >>> import numpy as np
     >>> W = np.zeros((4, 3))
@@ -340,8 +344,8 @@ class SGNSConfig:
     Raises
     ------
     ValueError
-        a bad argument, for example ``d``, ``lr``, ``subsample``, ``min_count``, ``window``, ``seed``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``dim``, ``window``, ``negatives``, ``min_count``, ``epochs`` or ``batch_size`` not an
+        integer >= 1; ``subsample`` or ``lr`` not a finite number > 0; ``seed`` not an integer >= 0.
     """
 
     dim: int = 50
@@ -398,8 +402,9 @@ def train_sgns(documents: Sequence[Sequence[str]], config: SGNSConfig = SGNSConf
     Raises
     ------
     ValueError
-        a bad argument, for example ``documents``, ``config``: wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``config`` not an :class:`SGNSConfig`; ``documents`` as :func:`build_vocabulary` refuses
+        it (with ``config.min_count``), or without a document holding two words of the vocabulary
+        (no (centre, context) pair would exist).
 
     >>> docs = [["a", "b", "a", "b", "c"]] * 20
     >>> res = train_sgns(docs, SGNSConfig(dim=4, min_count=1, epochs=2, batch_size=8, seed=1))
@@ -417,6 +422,10 @@ def train_sgns(documents: Sequence[Sequence[str]], config: SGNSConfig = SGNSConf
     W_out = np.zeros((V, d), dtype=np.float32)
     W_in_initial = W_in.copy()
     encoded = [vocab.encode(doc) for doc in documents]
+    if not any(ids.size >= 2 for ids in encoded):
+        raise ValueError(f"documents must hold a document with at least two words of the vocabulary "
+                         f"(min_count = {cfg.min_count}), got {len(encoded)} documents of at most one: "
+                         "no (centre, context) pair exists to train on")
     keep = keep_probabilities(vocab.counts, cfg.subsample)
     table = negative_table(vocab.counts)
 
