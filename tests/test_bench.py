@@ -217,13 +217,12 @@ def test_every_block_renders_from_a_report(bench, kernel_rows, reference, tmp_pa
                                                "note": ""},
              "prose-only edit of rnn.md": {"runs_s": [5.0, 5.1, 4.9], "executed": [0, 0, 0], "expected": 0, "note": ""},
              "edit in code/seqmodels/x.py": {"runs_s": [40.0], "executed": [4], "expected": 5, "note": "a, b"},
-             "floor: execution off, new build folder": {"runs_s": [10.0, 11.0, 12.0], "executed": [0, 0, 0],
-                                                        "expected": 0, "note": ""}}
+             bench.FLOOR: {"runs_s": [11.0], "executed": [0], "expected": 0, "note": ""}}
     for c in cases.values():
         c["median_s"] = sorted(c["runs_s"])[len(c["runs_s"]) // 2]
     build = {"cases": cases, "execution_s": {"rnn": 10.0, "lstm": 40.0}, "chapter": "rnn", "modules": ["x.py"],
              "cold": "cold build, empty cache", "warm": "warm rebuild, nothing changed",
-             "prose": "prose-only edit of rnn.md", "floor": "floor: execution off, new build folder"}
+             "prose": "prose-only edit of rnn.md", "floor": bench.FLOOR}
     report = {"machine": "a machine", "date": "2026-12-02", "git": {"commit": "abc1234", "dirty": True,
                                                                     "changed": ["README.md"]},
               "load": {"start": 1.0, "end": 2.0}, "kernel_repeats": 1, "build": build,

@@ -6,18 +6,22 @@ the project's .venv and the scratch copy's own code/ first on PYTHONPATH, so edi
 code/ reach the notebook kernels. The builds reuse one another: one cold build (empty execution
 cache) is the state that the warm rebuilds, the prose and code-cell edits of one chapter and the
 edits in code/ then rebuild, in that order. Each case runs as often as its spread and cost allow:
-the cases that execute notebooks (cold build, code-cell edit, edits in code/) once, the cheap ones
-(warm rebuild, prose edit, the floor: a build with execution off) ``--repeats`` times (default 3),
-every run reported. The two modules edited in code/ are chosen by conf.py's own dependency scan:
+the expensive ones (cold build, code-cell edit, edits in code/, the floor) once, the cheap ones
+(warm rebuild, prose edit) ``--repeats`` times (default 3), every run reported. Every build runs
+with ``-W -n``, so a build that fails stops the benchmark instead of being timed. The two modules edited in code/ are chosen by conf.py's own dependency scan:
 one that only the edited chapter imports, and the one that the most chapters import short of all
 of them; the scan also says how many notebooks each edit must re-execute.
 
 The headline ratios, of builds run side by side in this one process tree:
 
-- cold / (floor + Σ execution): the cold build against Sphinx's own cost (the floor) plus the
-  execution time of every notebook as jupyter-cache recorded it inside that same cold build (kernel
-  start included; under ``-j auto`` notebooks execute side by side and share the CPU);
-- warm / floor: a rebuild with nothing changed against a build with execution off.
+- cold / (floor + Σ execution): the cold build against the floor plus the execution time of every
+  notebook as jupyter-cache recorded it inside that same cold build (kernel start included; under
+  ``-j auto`` notebooks execute side by side and share the CPU). The floor is everything a build
+  does but execute: a build into a new folder that is given a copy of the execution cache, so every
+  page is read, rendered with its outputs and written, and no notebook runs. (A build with
+  execution off cannot be the floor: conf.py refuses to write a chapter's .ipynb download without
+  outputs, and fails the build.)
+- warm / floor: a rebuild with nothing changed against that floor.
 
 Then the numpy kernels, on one BLAS thread: tokens per second of the readable reference models
 (rnn.py, lstm.py, gru.py) next to the batched kernel recurrent.py (one model, float64 and float32),
@@ -169,7 +173,7 @@ def sphinx(copy: Path, builddir: str, *extra: str) -> float:
     start = time.perf_counter()
     result = subprocess.run(cmd, cwd=copy, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
-    if result.returncode != 0 and "-W" in extra:
+    if result.returncode != 0:  # a failed build is not a measurement
         raise RuntimeError(f"build failed:\n{result.stderr[-3000:]}")
     return elapsed
 
@@ -242,6 +246,9 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1))
 
 
+FLOOR = "floor: new build folder, execution cache copied (nothing executes)"
+
+
 def build_timings(repeats: int, chapter: str, modules: list[str] | None = None) -> dict:
     """Every build case, each run's seconds and notebooks executed, and what the dependency scan
     expects it to execute; the per-page execution seconds of the cold build; the floor."""
@@ -284,15 +291,14 @@ def build_timings(repeats: int, chapter: str, modules: list[str] | None = None) 
             with (copy / "code" / "seqmodels" / module).open("a") as f:
                 f.write("\n# benchmark edit\n")
             run(f"edit in code/seqmodels/{module}", len(users[module]), note=", ".join(users[module]))
-        # Sphinx's own cost: execution off, each run in a new build folder (glue keys are then
-        # missing, so no -W here).
-        for i in range(repeats):
-            run("floor: execution off, new build folder", 0, f"_f{i}", "-D", "nb_execution_mode=off")
+        # The floor: everything but execution, a build into a new folder given the cache's records.
+        shutil.copytree(copy / "_b" / ".jupyter_cache", copy / "_f" / ".jupyter_cache")
+        run(FLOOR, 0, "_f")
     for case in cases.values():
         case["median_s"] = statistics.median(case["runs_s"])
     return {"cases": cases, "execution_s": execution, "chapter": chapter, "modules": modules,
             "cold": "cold build, empty cache", "warm": "warm rebuild, nothing changed",
-            "prose": f"prose-only edit of {chapter}.md", "floor": "floor: execution off, new build folder"}
+            "prose": f"prose-only edit of {chapter}.md", "floor": FLOOR}
 
 
 def headline(build: dict) -> dict:
@@ -756,8 +762,8 @@ def markdown_build(report: dict) -> str:
             f"{'yes' if h['executions_as_expected'] else 'no'} | yes | {met(h['executions_as_expected'])} |", "",
             "Σ execution is measured inside the cold build, not in a separate run of the cells; notebooks that "
             "executed side by side both count their shared time, so a ratio below 1 means that execution "
-            "overlapped, not that the build cost less than its parts. Medians of the runs above; a case that "
-            "executes notebooks ran once."]
+            "overlapped, not that the build cost less than its parts. Medians of the runs above; the cases that "
+            "execute notebooks, and the floor, ran once."]
     return "\n".join(out) + "\n"
 
 
@@ -828,7 +834,7 @@ def markdown_kernels_only(report: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=None,
-                        help="runs of each cheap build case (warm rebuild, prose edit, floor; every run reported; "
+                        help="runs of each cheap build case (warm rebuild, prose edit; every run reported; "
                              "default 3); with --kernels-only, runs of each kernel (fastest reported; default 10)")
     parser.add_argument("--kernels-only", action="store_true",
                         help="only the kernel and PyTorch sections (no builds, no page weight, no README)")
@@ -868,6 +874,9 @@ def main() -> None:
     if args.started is not None:
         sections["make html"] = began - args.started
     load_start, git = os.getloadavg()[0], git_state()  # the state the scratch copy takes
+    if sys.flags.dont_write_bytecode:
+        log("PYTHONDONTWRITEBYTECODE is set: every build and kernel compiles its imports again, "
+            "and the times include that (the README's blocks say so)")
     log("budget (s): " + ", ".join(f"{k} {v}" for k, v in BUDGET_S.items())
         + f"; total {sum(BUDGET_S.values())} (target: make bench within {TARGETS['bench_s']} s)")
 
@@ -891,7 +900,8 @@ def main() -> None:
 
     pages, pages_note = section("page weight", weigh)
     report = {
-        "machine": machine(), "date": time.strftime("%Y-%m-%d"), "git": git,
+        "machine": machine() + (", PYTHONDONTWRITEBYTECODE set" if sys.flags.dont_write_bytecode else ""),
+        "date": time.strftime("%Y-%m-%d"), "git": git,
         "load": {"start": load_start, "end": os.getloadavg()[0]},
         "command": f"make bench (repeats={repeats})", "repeats": repeats, "kernel_repeats": KERNEL_REPEATS,
         "build": build, "headline": headline(build),
