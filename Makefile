@@ -115,12 +115,15 @@ clean:
 clean-all:
 	rm -rf $(BUILDDIR) $(VENV)
 
-# Build and kernel benchmark: timings as medians of side-by-side runs, page weights; see tests/bench.
-bench: html
-	$(BIN)/python tests/bench/run.py --repeats $(or $(REPEATS),3)
+# Build, kernel and page-weight benchmark, written into README.md's generated blocks (the only verb
+# that writes the README); the build below is timed as part of it. REPEATS: runs of each cheap build
+# case. Meant to take at most 10 minutes on 2 cores; it prints each section's budget. See tests/bench.
+bench: $(STAMP)
+	start=$$(date +%s); $(SPHINXBUILD) && \
+	 $(BIN)/python tests/bench/run.py --repeats $(or $(REPEATS),3) --started $$start --write-readme README.md
 
 # Only bench's kernel sections (numpy kernels; PyTorch where the Python running them has torch),
-# no build: a minute or two. torch does not belong in .venv: BENCH_PYTHON=/path/to/venv/bin/python
+# no build, never writes the README. torch does not belong in .venv: BENCH_PYTHON=/path/to/venv/bin/python
 # runs them from another environment, with this checkout's code/ on PYTHONPATH.
 BENCH_PYTHON ?= $(BIN)/python
 bench-kernels: $(STAMP)
