@@ -52,14 +52,12 @@ def package_data_path(name: str, distribution: str = "gensim") -> Path:
     return path
 
 
-def _strip_nested(text: str, opening: str, closing: str, keep_unclosed: bool = True) -> str:
+def _strip_nested(text: str, opening: str, closing: str) -> str:
     """Remove every ``opening ... closing`` span, nested spans included (``{{a {{b}} c}}``).
 
     A closing marker matches the latest opening one still open, as MediaWiki reads them; a stray
     closing marker is dropped. An opening marker that is never closed is kept as text, as MediaWiki
-    shows it, with the text after it (spans closed inside it are still removed); with
-    ``keep_unclosed=False`` it and all the text after it are dropped instead (what this function did
-    before, kept for the Wikipedia sample: see :func:`wikipedia_articles`).
+    shows it, with the text after it (spans closed inside it are still removed).
     """
     spans, open_at = [], []  # removed (start, end) spans; starts of the markers still open
     for m in re.finditer(re.escape(opening) + "|" + re.escape(closing), text):
@@ -67,8 +65,6 @@ def _strip_nested(text: str, opening: str, closing: str, keep_unclosed: bool = T
             open_at.append(m.start())
         else:
             spans.append((open_at.pop() if open_at else m.start(), m.end()))
-    if open_at and not keep_unclosed:
-        spans.append((open_at[0], len(text)))
     out, i = [], 0
     for start, stop in sorted(spans):
         if start >= i:  # a span inside one already removed is skipped
@@ -81,10 +77,9 @@ def _strip_nested(text: str, opening: str, closing: str, keep_unclosed: bool = T
 _PREFIXED_LINK = re.compile(r"\[\[(?:File|Image|Category|[a-z\-]{2,12}):")
 
 
-def _strip_prefixed_links(text: str, keep_unclosed: bool = True) -> str:
+def _strip_prefixed_links(text: str) -> str:
     """Remove ``[[File:...]]``, ``[[Image:...]]``, ``[[Category:...]]`` and interlanguage links,
-    whose captions may hold links and brackets of their own. One never closed is kept as text (with
-    ``keep_unclosed=False``, it and the rest of the text are dropped, as in :func:`_strip_nested`)."""
+    whose captions may hold links and brackets of their own. One never closed is kept as text."""
     out, pos = [], 0
     while (m := _PREFIXED_LINK.search(text, pos)) is not None:
         out.append(text[pos:m.start()])
@@ -96,7 +91,7 @@ def _strip_prefixed_links(text: str, keep_unclosed: bool = True) -> str:
                 depth, j = depth - 1, j + 2
             else:
                 j += 1
-        if depth and keep_unclosed:
+        if depth:
             out.append(m.group())  # never closed: kept as text, and the search goes on after it
             j = m.end()
         pos = j
@@ -104,11 +99,20 @@ def _strip_prefixed_links(text: str, keep_unclosed: bool = True) -> str:
     return "".join(out)
 
 
-def strip_wiki_markup(text: str) -> str:
-    """Plain text from MediaWiki markup: drop templates, tables, references, files, categories and
-    tags; keep the visible text of links.
+#: Elements whose content is not prose (formulas, chemistry, source code, music, timelines,
+#: hieroglyphs): removed with their content before any other markup is read, so that braces in
+#: LaTeX (``\frac{{a}}{b}``) or code never open a template or table.
+_NON_PROSE = re.compile(r"<(math|chem|ce|source|syntaxhighlight|score|timeline|hiero)\b[^>]*(?<!/)>.*?</\1\s*>",
+                        flags=re.S | re.I)
 
-    A template ``{{``, table ``{|`` or file link ``[[File:`` that is never closed is kept as text
+
+def strip_wiki_markup(text: str) -> str:
+    """Plain text from MediaWiki markup: drop templates, tables, references, files, categories,
+    formulas (``<math>``, ``<chem>``, ``<ce>``), source code (``<source>``, ``<syntaxhighlight>``)
+    and tags; keep the visible text of links.
+
+    Formulas and code go first, with their content, so their braces never open a template. A
+    template ``{{``, table ``{|`` or file link ``[[File:`` that is never closed is kept as text
     with everything after it, as MediaWiki shows it (the rest of the text used to be dropped).
 
     Raises
@@ -120,19 +124,17 @@ def strip_wiki_markup(text: str) -> str:
     "The '''River bank''' is wide."
     >>> strip_wiki_markup("a {{b {{c}} d")
     'a {{b  d'
+    >>> strip_wiki_markup("so <math>x = {{a}+b}</math> holds{{cn}}, and more.")  # a "{{" in LaTeX
+    'so  holds, and more.'
     """
     _check_text(text)
-    return _strip(text, keep_unclosed=True)
-
-
-def _strip(text: str, keep_unclosed: bool) -> str:
-    """:func:`strip_wiki_markup` of a str; ``keep_unclosed`` as in :func:`_strip_nested`."""
     text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    text = _NON_PROSE.sub("", text)
     text = re.sub(r"<ref[^>]*/>", "", text)
     text = re.sub(r"<ref.*?</ref>", "", text, flags=re.S)
-    text = _strip_nested(text, "{{", "}}", keep_unclosed)
-    text = _strip_nested(text, "{|", "|}", keep_unclosed)
-    text = _strip_prefixed_links(text, keep_unclosed)
+    text = _strip_nested(text, "{{", "}}")
+    text = _strip_nested(text, "{|", "|}")
+    text = _strip_prefixed_links(text)
     text = re.sub(r"\[\[(?:[^\]|]*\|)?([^\]]*)\]\]", r"\1", text)  # [[target|shown]] -> shown
     text = re.sub(r"\[https?://\S+ ?([^\]]*)\]", r"\1", text)  # [url shown] -> shown
     text = re.sub(r"<[^>]+>", "", text)
@@ -164,8 +166,7 @@ def wikipedia_articles() -> tuple[tuple[str, str], ...]:
     """``(title, plain text)`` of every article in the Wikipedia sample, in file order.
 
     Redirects and pages outside the article namespace are left out. Cached per process. Markup is
-    stripped as by :func:`strip_wiki_markup`, except that a marker never closed drops the rest of
-    its article (the sample has one, in *Acid*), as it did when the chapters' numbers were computed.
+    stripped by :func:`strip_wiki_markup`.
     """
     root = ET.fromstring(bz2.decompress(package_data_path(WIKI_FILE).read_bytes()))
     ns = {"m": root.tag[1:].split("}")[0]}
@@ -175,10 +176,7 @@ def wikipedia_articles() -> tuple[tuple[str, str], ...]:
         if page.findtext("m:ns", namespaces=ns) != "0" or page.find("m:redirect", ns) is not None \
                 or text.lstrip().lower().startswith("#redirect"):
             continue
-        # keep_unclosed=False: the sample's one never-closed "{{" (LaTeX braces in a <math> of
-        # "Acid") cuts that article's last 14,263 characters, as it always has; the chapters'
-        # numbers were computed from this text, and keeping the rest would move them.
-        articles.append((page.findtext("m:title", namespaces=ns), _strip(text, keep_unclosed=False)))
+        articles.append((page.findtext("m:title", namespaces=ns), strip_wiki_markup(text)))
     return tuple(articles)
 
 
