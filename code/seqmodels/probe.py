@@ -386,14 +386,17 @@ def scalar_mix_probes(layers_train, y_train, layers_test, y_test, steps=(300,), 
     >>> noise = rng.normal(size=(2, 200, 4))
     >>> noise[1, :, 0] += 3 * (2 * y - 1)  # only layer 1 carries the label
     >>> stack = np.stack([noise, noise])   # the same layers, fitted without and with a large penalty
-    >>> fit = scalar_mix_probes(stack[:, :, :100], y[:100], stack[:, :, 100:], y[100:], mix_penalty=[0.0, 10.0])
-    >>> bool(fit.accuracy.min() > 0.9 and fit.weights[0, 0, 1] > fit.weights[0, 1, 1] > 0.5)
-    True
+    >>> fit = scalar_mix_probes(stack[:, :, :100], y[:100], stack[:, :, 100:], y[100:],
+    ...                         mix_penalty=[0.0, 10.0])
+    >>> fit.weights[0].round(2)  # after 300 steps: free, layer 1 takes the weight; penalised, about 1/2
+    array([[0.01, 0.99],
+           [0.49, 0.51]])
     """
     train, test = as_float_array("layers_train", layers_train, ndims=(4,)), \
         as_float_array("layers_test", layers_test, ndims=(4,))
     if 0 in train.shape:
-        raise ValueError(f"layers_train must have shape (P, n_layers, n, d) with every size >= 1, got {train.shape}")
+        raise ValueError("layers_train must have shape (P, n_layers, n, d) with every size >= 1, "
+                         f"got {train.shape}")
     if test.shape[:2] != train.shape[:2] or test.shape[3] != train.shape[3] or test.shape[2] == 0:
         raise ValueError(f"layers_test must have shape ({train.shape[0]}, {train.shape[1]}, n_test >= 1, "
                          f"{train.shape[3]}) like layers_train, got {test.shape}")
