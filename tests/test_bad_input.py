@@ -74,6 +74,7 @@ NO_INPUT = {
     "train.Trained": "record returned by train_classifier",
     "bilm_train.TrainedBiLM": "record returned by train_bilm",
     "probe.ScalarMix": "record returned by scalar_mix_probe",
+    "probe.ScalarMixes": "record returned by scalar_mix_probes",
     "word2vec.SGNSResult": "record returned by train_sgns",
     "delay.DelayResult": "record returned by delay_experiment",
     "senses.Corpus": "record returned by make_corpus",
@@ -594,6 +595,30 @@ case("probe.linear_probe_accuracies", "X_test of another count", "X_test",
      lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML[:1], [0, 1, 0, 1]))
 case("probe.linear_probe_accuracies", "lr 0", "lr",
      lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML, [0, 1, 0, 1], lr=0.0))
+case("probe.scalar_mix_loss_and_grads", "negative mix_penalty", "mix_penalty",
+     lambda: probe.scalar_mix_loss_and_grads(_MP, _ML, [0, 1, 0, 1], mix_penalty=-1.0))
+case("probe.scalar_mix_probe", "mix_penalty NaN", "mix_penalty",
+     lambda: probe.scalar_mix_probe(_ML, [0, 1, 0, 1], _ML, [0, 1, 0, 1], mix_penalty=NAN))
+case("probe.scalar_mix_probes", "layers_train 3-D", "layers_train",
+     lambda: probe.scalar_mix_probes(_ML, [0, 1, 0, 1], _ML[None], [0, 1, 0, 1]))
+case("probe.scalar_mix_probes", "layers_test of another width", "layers_test",
+     lambda: probe.scalar_mix_probes(_ML[None], [0, 1, 0, 1], np.zeros((1, 2, 4, 2)), [0, 1, 0, 1]))
+case("probe.scalar_mix_probes", "empty layers_test", "layers_test",
+     lambda: probe.scalar_mix_probes(_ML[None], [0, 1, 0, 1], np.zeros((1, 2, 0, 3)), []))
+case("probe.scalar_mix_probes", "steps decreasing", "steps",
+     lambda: probe.scalar_mix_probes(_ML[None], [0, 1, 0, 1], _ML[None], [0, 1, 0, 1], steps=(10, 5)))
+case("probe.scalar_mix_probes", "steps an int", "steps",
+     lambda: probe.scalar_mix_probes(_ML[None], [0, 1, 0, 1], _ML[None], [0, 1, 0, 1], steps=10))
+case("probe.scalar_mix_probes", "steps 0", "steps",
+     lambda: probe.scalar_mix_probes(_ML[None], [0, 1, 0, 1], _ML[None], [0, 1, 0, 1], steps=(0,)))
+case("probe.scalar_mix_probes", "lr 0", "lr",
+     lambda: probe.scalar_mix_probes(_ML[None], [0, 1, 0, 1], _ML[None], [0, 1, 0, 1], lr=0.0))
+case("probe.scalar_mix_probes", "lr one per probe, too many", "lr",
+     lambda: probe.scalar_mix_probes(_ML[None], [0, 1, 0, 1], _ML[None], [0, 1, 0, 1], lr=[0.1, 0.1]))
+case("probe.scalar_mix_probes", "negative mix_penalty", "mix_penalty",
+     lambda: probe.scalar_mix_probes(_ML[None], [0, 1, 0, 1], _ML[None], [0, 1, 0, 1], mix_penalty=[-1.0]))
+case("probe.scalar_mix_probes", "y_train of another length", "y_train",
+     lambda: probe.scalar_mix_probes(_ML[None], [0, 1], _ML[None], [0, 1, 0, 1]))
 case("bilm_train.train_bilms", "no sequences", "sequences", lambda: bilm_train.train_bilms([], 4))
 case("bilm_train.train_bilms", "repeated seeds", "seeds",
      lambda: bilm_train.train_bilms([np.array([0, 2, 1])], 4, bilm.BiLMConfig(epochs=1), seeds=(1, 1)))
@@ -619,6 +644,16 @@ case("bilm_train.train_bilms", "held_out a 2-D sentence", "held_out",
      lambda: bilm_train.train_bilms([IDS], 6, bilm.BiLMConfig(epochs=1), held_out=[np.zeros((3, 2), int)]))
 case("bilm_train.train_bilms", "held_out a number", "held_out",
      lambda: bilm_train.train_bilms([IDS], 6, bilm.BiLMConfig(epochs=1), held_out=3))
+case("bilm_train.train_bilms", "checkpoint beyond the epochs", "checkpoints",
+     lambda: bilm_train.train_bilms([IDS], 6, bilm.BiLMConfig(epochs=2), checkpoints=[3]))
+case("bilm_train.train_bilms", "checkpoint 0", "checkpoints",
+     lambda: bilm_train.train_bilms([IDS], 6, bilm.BiLMConfig(epochs=2), checkpoints=[0]))
+case("bilm_train.train_bilms", "repeated checkpoints", "checkpoints",
+     lambda: bilm_train.train_bilms([IDS], 6, bilm.BiLMConfig(epochs=2), checkpoints=[1, 1]))
+case("bilm_train.train_bilms", "checkpoints an int", "checkpoints",
+     lambda: bilm_train.train_bilms([IDS], 6, bilm.BiLMConfig(epochs=2), checkpoints=2))
+case("bilm_train.train_bilms", "checkpoint 1.5", "checkpoints",
+     lambda: bilm_train.train_bilms([IDS], 6, bilm.BiLMConfig(epochs=2), checkpoints=[1.5]))
 case("senses.make_distant_corpus", "held_out 28", "held_out", lambda: senses.make_distant_corpus(held_out=28))
 case("probe.nearest_centroid_accuracy", "X_test of another width", "X_test",
      lambda: probe.nearest_centroid_accuracy(_X, _Y, np.zeros((2, 3)), [0, 1]))

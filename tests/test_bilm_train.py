@@ -146,3 +146,29 @@ def test_train_bilms_rejects_bad_held_out_and_patience():
         train_bilms(seqs, 3, config, held_out=[np.zeros((3, 1), dtype=int)])
     with pytest.raises(ValueError, match=r"held_out must be a list of 1-D token-id arrays, got str"):
         train_bilms(seqs, 3, config, held_out="0 2 1")
+
+
+def test_checkpoints_hold_the_weights_a_shorter_run_ends_with():
+    rng = np.random.default_rng(5)
+    seqs = [np.concatenate([[0], rng.integers(2, 7, size=n), [1]]) for n in (3, 3, 4, 5, 5)] * 2
+    held = [np.concatenate([[0], rng.integers(2, 7, size=n), [1]]) for n in (2, 4)]
+    config = BiLMConfig(d_embed=4, d_hidden=5, n_layers=2, epochs=5, batch=3)
+    runs = train_bilms(seqs, 7, config, seeds=(0, 1), checkpoints=[2, 5])
+    plain = train_bilms(seqs, 7, config, seeds=(0, 1))
+    short = train_bilms(seqs, 7, BiLMConfig(**{**config.__dict__, "epochs": 2}), seeds=(0, 1))
+    for r, p, s in zip(runs, plain, short):
+        assert sorted(r.checkpoints) == [2, 5] and p.checkpoints is None
+        for key in r.params:  # recording changes no weight; each checkpoint is that run's end, bit for bit
+            np.testing.assert_array_equal(r.params[key], p.params[key])
+            np.testing.assert_array_equal(r.checkpoints[5][key], p.params[key])
+            np.testing.assert_array_equal(r.checkpoints[2][key], s.params[key])
+    # with held_out and patience: a seed that stopped keeps its frozen weights at later checkpoints
+    stopped = train_bilms(seqs, 7, config, seeds=(0, 1), held_out=held, patience=1, checkpoints=[1, 5])
+    for r in stopped:
+        if r.stopped_epoch < 5:
+            last_trained = train_bilms(seqs, 7, BiLMConfig(**{**config.__dict__, "epochs": r.stopped_epoch}),
+                                       seeds=(0, 1))[r.config.seed]
+            for key in r.params:
+                np.testing.assert_allclose(r.checkpoints[5][key], last_trained.params[key], rtol=1e-9, atol=1e-12)
+    with pytest.raises(ValueError, match=r"checkpoints must be distinct epochs in 1 .. 5"):
+        train_bilms(seqs, 7, config, checkpoints=[6])

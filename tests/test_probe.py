@@ -96,3 +96,62 @@ def test_batched_linear_probes_equal_the_loop():
     loop = [linear_probe_accuracy(X[k, :60], y[:60], X[k, 60:], y[60:], steps=50) for k in range(4)]
     assert np.allclose(batched, loop)
     assert batched[1] == max(batched)
+
+
+def test_penalised_scalar_mix_gradients_match_central_differences():
+    from gradcheck import numerical_gradient, relative_error
+    from seqmodels.probe import scalar_mix_loss_and_grads
+
+    rng = np.random.default_rng(7)
+    layers, y = rng.normal(size=(3, 7, 4)), rng.integers(0, 3, size=7)
+    params = {"w": rng.normal(size=3), "gamma": np.array([0.8]), "W": rng.normal(size=(3, 4)),
+              "b": rng.normal(size=3)}
+    for penalty in (0.001, 1.0):
+        loss, grads = scalar_mix_loss_and_grads(params, layers, y, 0.1, mix_penalty=penalty)
+        free, _ = scalar_mix_loss_and_grads(params, layers, y, 0.1)
+        assert np.isclose(loss - free, penalty * np.sum(params["w"] ** 2))  # lambda ||w||^2, no 1/2
+        for key, value in params.items():
+            numeric = numerical_gradient(
+                lambda: scalar_mix_loss_and_grads(params, layers, y, 0.1, mix_penalty=penalty)[0], value)
+            assert relative_error(grads[key], numeric) < 1e-7, (penalty, key)
+
+
+def test_batched_scalar_mix_probes_equal_the_loop_at_every_recorded_step():
+    from seqmodels.probe import scalar_mix_probe, scalar_mix_probes
+
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 2, size=90)
+    layers = rng.normal(size=(4, 3, 90, 5))
+    layers[:, 0] = layers[:, 0, :1]                    # a constant layer 0, as the static vector
+    layers[:, 1, :, 0] += 1.5 * (2 * y - 1)
+    layers[:, 2, :, 1] += (2 * y - 1) * np.array([0.5, 1.0, 2.0, 3.0])[:, None]
+    lr, penalty = np.array([0.1, 0.01, 0.03, 0.1]), np.array([0.0, 0.001, 1.0, 0.1])
+    fit = scalar_mix_probes(layers[:, :, :60], y[:60], layers[:, :, 60:], y[60:], steps=(3, 40, 120),
+                            lr=lr, mix_penalty=penalty)
+    assert fit.accuracy.shape == (3, 4) and fit.weights.shape == (3, 4, 3) and fit.gamma.shape == (3, 4)
+    for k, steps in enumerate(fit.steps):
+        for p in range(4):
+            one = scalar_mix_probe(layers[p, :, :60], y[:60], layers[p, :, 60:], y[60:], steps=steps,
+                                   lr=lr[p], mix_penalty=penalty[p])
+            assert one.accuracy == fit.accuracy[k, p]
+            np.testing.assert_allclose(fit.weights[k, p], one.weights, rtol=1e-9, atol=1e-12)
+            assert np.isclose(fit.gamma[k, p], one.gamma, rtol=1e-9)
+    # one number for every probe is the same as one per probe
+    same = scalar_mix_probes(layers[:, :, :60], y[:60], layers[:, :, 60:], y[60:], steps=(40,), lr=0.05)
+    each = scalar_mix_probes(layers[:, :, :60], y[:60], layers[:, :, 60:], y[60:], steps=(40,), lr=[0.05] * 4)
+    np.testing.assert_array_equal(same.weights, each.weights)
+
+
+def test_a_large_mix_penalty_holds_the_layer_weights_near_the_equal_mix():
+    from seqmodels.probe import scalar_mix_probes
+
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 2, size=120)
+    layers = rng.normal(size=(1, 3, 120, 4))
+    layers[0, 2, :, 0] += 3 * (2 * y - 1)              # only layer 2 carries the label
+    stack = np.repeat(layers, 3, axis=0)
+    fit = scalar_mix_probes(stack[:, :, :80], y[:80], stack[:, :, 80:], y[80:], steps=(300,),
+                            mix_penalty=[0.0, 0.001, 10.0])
+    s = fit.weights[0]                                  # (probes, layers)
+    assert s[0, 2] > 0.6 and s[1, 2] > 0.6              # free, or nearly: weight on the informative layer
+    assert np.abs(s[2] - 1 / 3).max() < 0.05            # penalised: close to 1/3 each

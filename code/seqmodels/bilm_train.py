@@ -37,6 +37,7 @@ class TrainedBiLM:
     held_out_losses: np.ndarray | None = None  #: (epochs,) held-out loss after each epoch (NaN after an early stop)
     best_epoch: int | None = None  #: the epoch (from 1) of the lowest held-out loss, whose weights are params
     stopped_epoch: int | None = None  #: epochs trained: config.epochs, or fewer after an early stop
+    checkpoints: dict[int, Params] | None = None  #: with train_bilms' checkpoints: epoch -> weights after it
 
 
 def length_batches(sequences, batch: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -138,7 +139,8 @@ def _seed_batches(sequences, batch: int, rngs) -> list[np.ndarray]:
 
 
 def train_bilms(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig(), seeds=(0,),
-                dtype=np.float64, held_out=None, patience: int | None = None) -> list[TrainedBiLM]:
+                dtype=np.float64, held_out=None, patience: int | None = None,
+                checkpoints=None) -> list[TrainedBiLM]:
     """:func:`train_bilm` for several seeds at once, trained as one batched model.
 
     Seed ``s`` starts from the weights ``train_bilm`` would draw for ``config.seed = s`` and
@@ -169,6 +171,11 @@ def train_bilms(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig(), s
     training losses are those of a run without ``held_out``, whose ``params`` are the weights
     after the last epoch.
 
+    Checkpoints. With ``checkpoints`` (epoch numbers in ``1 .. config.epochs``) every seed also
+    returns a copy of its weights after each of those epochs, in ``checkpoints``, so one run
+    gives the models of several training lengths (a seed stopped by ``patience`` keeps its frozen
+    weights). Recording them changes no weight.
+
     Returns
     -------
     list of :class:`TrainedBiLM`, one per seed, each with ``config.seed`` set to its seed.
@@ -180,6 +187,7 @@ def train_bilms(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig(), s
         non-empty list of distinct integers >= 0; ``dtype`` not ``np.float32`` or ``np.float64``;
         ``held_out`` (unless None) not a non-empty list of sentences as ``sequences``; ``patience``
         (unless None) not an integer >= 1, or given without ``held_out``.
+        ``checkpoints`` (unless None) not a list of distinct integers in ``1 .. config.epochs``.
 
     >>> seqs = [np.array([0, 2, 3, 1]), np.array([0, 3, 3, 2, 1])] * 4
     >>> config = BiLMConfig(d_embed=4, d_hidden=4, epochs=5, batch=8)
@@ -218,6 +226,13 @@ def train_bilms(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig(), s
         patience = positive_int("patience", patience)
         if held_out is None:
             raise ValueError("patience needs held_out sentences, whose loss it watches; got held_out=None")
+    if checkpoints is not None:
+        if not isinstance(checkpoints, (list, tuple, range)) or len(checkpoints) == 0:
+            raise ValueError(f"checkpoints must be a non-empty list of epochs, got {checkpoints!r}")
+        checkpoints = [positive_int(f"checkpoints[{k}]", e) for k, e in enumerate(checkpoints)]
+        if len(set(checkpoints)) != len(checkpoints) or max(checkpoints) > config.epochs:
+            raise ValueError(f"checkpoints must be distinct epochs in 1 .. {config.epochs} "
+                             f"(config.epochs), got {checkpoints}")
     configs = [BiLMConfig(**{**config.__dict__, "seed": s}) for s in seeds]
     singles = [init_bilm(vocab_size, c, np.random.default_rng([c.seed, 0])) for c in configs]
     P = {k: np.stack([p[k] for p in singles]) for k in singles[0]}
@@ -226,6 +241,7 @@ def train_bilms(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig(), s
     S = len(seeds)
     losses, epoch_losses = [], []
     active = np.ones(S, dtype=bool)  # seeds still training; all of them unless patience ran out
+    saved: dict[int, Params] = {}  # checkpoint epoch -> the stacked weights after it
     if held_out is not None:
         held_batches = length_batches(held_out, config.batch, np.random.default_rng(0))  # any order
         held = np.full((config.epochs, S), np.nan)
@@ -263,6 +279,8 @@ def train_bilms(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig(), s
                 weighted += loss * ids[:, 0].size
                 tokens += ids[:, 0].size
             epoch_losses.append(weighted / tokens)
+            if checkpoints is not None and epoch + 1 in checkpoints:
+                saved[epoch + 1] = {k: v.copy() for k, v in P.items()}
             if held_out is None:
                 continue
             held[epoch, on] = _held_out_loss(P if n == S else {k: v[on] for k, v in P.items()},
@@ -279,11 +297,18 @@ def train_bilms(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig(), s
         losses += [np.full(S, np.nan)] * per_epoch
         epoch_losses.append(np.full(S, np.nan))
     losses, epoch_losses = np.array(losses), np.array(epoch_losses)  # (updates, S), (epochs, S)
+    for e in checkpoints or ():  # epochs after every seed stopped: the frozen weights
+        saved.setdefault(e, {k: v.copy() for k, v in P.items()})
+
+    def kept(s):
+        return None if checkpoints is None else {e: {k: v[s].copy() for k, v in saved[e].items()}
+                                                 for e in sorted(checkpoints)}
+
     if held_out is None:
-        return [TrainedBiLM({k: v[s].copy() for k, v in P.items()}, configs[s], losses[:, s], epoch_losses[:, s])
-                for s in range(S)]
+        return [TrainedBiLM({k: v[s].copy() for k, v in P.items()}, configs[s], losses[:, s], epoch_losses[:, s],
+                            checkpoints=kept(s)) for s in range(S)]
     return [TrainedBiLM({k: v[s].copy() for k, v in best.items()}, configs[s], losses[:, s], epoch_losses[:, s],
-                        held[:, s], int(best_epoch[s]), int(stopped_epoch[s])) for s in range(S)]
+                        held[:, s], int(best_epoch[s]), int(stopped_epoch[s]), kept(s)) for s in range(S)]
 
 
 def _check_held_out(held_out, vocab_size: int) -> list[np.ndarray]:

@@ -10,8 +10,10 @@ A probe is fitted on the vectors of training examples and scored on held-out one
   a small L2 penalty. It learns *which* coordinates matter.
 - :func:`linear_probe_accuracies`: the same for many sets of vectors at once, one batched run.
 - :func:`scalar_mix_probe`: ELMo's scalar mix of several layers (softmax-normalised weights and
-  a scale) fitted jointly with a logistic-regression probe; :func:`scalar_mix_loss_and_grads` is
-  its loss and gradient.
+  a scale) fitted jointly with a logistic-regression probe, optionally with ELMo's penalty
+  ``mix_penalty * ||w||^2`` on the layer weights; :func:`scalar_mix_loss_and_grads` is its loss and
+  gradient, and :func:`scalar_mix_probes` fits many of them, each with its own step size and
+  penalty, in one batched run and reads them after several step counts.
 - :func:`linear_probe`: ridge regression onto one-hot codes of several labels at once, in closed
   form; fast enough to probe every earlier position of thousands of sequences.
 
@@ -212,16 +214,21 @@ def _standardised_sets(train, test, y_train, y_test, steps, lr, weight_decay):
     std = np.where(std > 0, std, 1.0)
     return (X_train - mean) / std, (X_test - mean) / std, y_train, y_test, n_classes, steps, lr, weight_decay
 
-def scalar_mix_loss_and_grads(params: dict, layers, y, weight_decay: float = 1e-3) -> tuple[float, dict]:
+def scalar_mix_loss_and_grads(params: dict, layers, y, weight_decay: float = 1e-3,
+                              mix_penalty: float = 0.0) -> tuple[float, dict]:
     r"""Loss and gradient of a logistic-regression probe on ELMo's scalar mix of ``layers``.
 
     The probe reads :math:`m = \gamma \sum_j s_j Z_j` with :math:`s = \operatorname{softmax}(w)`
     (Peters et al. 2018, eq. 1) and predicts ``softmax(m @ W.T + b)``; the loss is the mean
-    cross-entropy plus ``weight_decay / 2 * ||W||^2``. Backwards::
+    cross-entropy plus ``weight_decay / 2 * ||W||^2`` plus ``mix_penalty * ||w||^2``, the penalty
+    :math:`\lambda \lVert w \rVert_2^2` on the unnormalised layer weights that Peters et al. add
+    to the task loss (their Section 3.3) and compare at :math:`\lambda = 1` and
+    :math:`\lambda = 0.001` (their Section 5.1 and Table 2); it pulls ``w`` towards 0, the equal
+    mix. Backwards::
 
         dm      = dlogits @ W                       # (n, d)
         dgamma  = sum(dm * sum_j s_j Z_j)
-        ds_j    = gamma * sum(dm * Z_j);   dw = s * (ds - s . ds)   # through the softmax
+        ds_j    = gamma * sum(dm * Z_j);   dw = s * (ds - s . ds) + 2 mix_penalty w
 
     Parameters
     ----------
@@ -237,6 +244,7 @@ def scalar_mix_loss_and_grads(params: dict, layers, y, weight_decay: float = 1e-
         1``, ``params['b']`` not finite ``(n_classes,)``; ``layers`` not a finite (n_layers, n, d)
         array with every size >= 1; ``y`` not ``n`` integers in ``[0, n_classes)``;
         ``weight_decay`` not a finite number >= 0.
+        ``mix_penalty`` not a finite number >= 0.
     KeyError
         ``params`` without one of its four entries.
 
@@ -269,14 +277,15 @@ def scalar_mix_loss_and_grads(params: dict, layers, y, weight_decay: float = 1e-
     if y.shape != (n,):
         raise ValueError(f"y must have shape ({n},), one label per row of layers, got {y.shape}")
     weight_decay = finite_float("weight_decay", weight_decay, low=0)
+    mix_penalty = finite_float("mix_penalty", mix_penalty, low=0)
     s = softmax(w)
     unscaled = np.tensordot(s, layers, axes=1)  # (n, d)
     mix = gamma[0] * unscaled
     loss, dlogits = softmax_cross_entropy(mix @ W.T + b, y)
-    loss += 0.5 * weight_decay * float(np.sum(W * W))
+    loss += 0.5 * weight_decay * float(np.sum(W * W)) + mix_penalty * float(np.sum(w * w))
     dmix = dlogits @ W
     ds = gamma[0] * np.einsum("nd,jnd->j", dmix, layers)
-    grads = {"w": s * (ds - s @ ds), "gamma": np.array([np.sum(dmix * unscaled)]),
+    grads = {"w": s * (ds - s @ ds) + 2 * mix_penalty * w, "gamma": np.array([np.sum(dmix * unscaled)]),
              "W": dlogits.T @ mix + weight_decay * W, "b": dlogits.sum(axis=0)}
     return float(loss), grads
 
@@ -291,14 +300,15 @@ class ScalarMix:
 
 
 def scalar_mix_probe(layers_train, y_train, layers_test, y_test, steps: int = 300, lr: float = 0.1,
-                     weight_decay: float = 1e-3) -> ScalarMix:
+                     weight_decay: float = 1e-3, mix_penalty: float = 0.0) -> ScalarMix:
     """Fit ELMo's scalar mix jointly with a logistic-regression probe; score it on the test rows.
 
     Each layer is standardised with its own training mean and standard deviation per coordinate
     (a constant coordinate stays 0), so a layer's scale cannot pass for its importance; ELMo
     applies layer normalisation for the same reason in some tasks (Peters et al. 2018, Section
     3.2). ``w``, ``W`` and ``b`` start at zero and ``gamma`` at one, and take ``steps`` full-batch
-    Adam steps on :func:`scalar_mix_loss_and_grads`, so the result is deterministic.
+    Adam steps on :func:`scalar_mix_loss_and_grads` (with its ``mix_penalty``, ELMo's lambda;
+    0 leaves the layer weights free), so the result is deterministic.
 
     Parameters
     ----------
@@ -310,6 +320,7 @@ def scalar_mix_probe(layers_train, y_train, layers_test, y_test, steps: int = 30
     ValueError
         ``layers_train``, ``layers_test`` and the labels, ``steps``, ``lr``, ``weight_decay`` as
         :func:`linear_probe_accuracies` refuses its ``X_train``, ``X_test`` and the rest.
+        ``mix_penalty`` not a finite number >= 0.
 
     >>> rng = np.random.default_rng(0)
     >>> y = rng.integers(2, size=200)
@@ -321,15 +332,129 @@ def scalar_mix_probe(layers_train, y_train, layers_test, y_test, steps: int = 30
     """
     Z_train, Z_test, y_train, y_test, n_classes, steps, lr, weight_decay = _standardised_sets(
         ("layers_train", layers_train), ("layers_test", layers_test), y_train, y_test, steps, lr, weight_decay)
+    mix_penalty = finite_float("mix_penalty", mix_penalty, low=0)
     J, _, d = Z_train.shape
     params = {"w": np.zeros(J), "gamma": np.ones(1), "W": np.zeros((n_classes, d)), "b": np.zeros(n_classes)}
     opt = Adam(lr=lr)
     for _ in range(steps):
-        opt.step(params, scalar_mix_loss_and_grads(params, Z_train, y_train, weight_decay)[1])
+        opt.step(params, scalar_mix_loss_and_grads(params, Z_train, y_train, weight_decay, mix_penalty)[1])
     s = softmax(params["w"])
     mixed = params["gamma"][0] * np.tensordot(s, Z_test, axes=1)
     pred = _predict_distinct(lambda M: (M @ params["W"].T + params["b"]).argmax(axis=1), mixed)
     return ScalarMix(float(np.mean(pred == y_test)), s, float(params["gamma"][0]))
+
+
+@dataclass(frozen=True)
+class ScalarMixes:
+    """What :func:`scalar_mix_probes` learned and scored: entry ``[k, p]`` is probe ``p`` after
+    ``steps[k]`` Adam steps."""
+
+    steps: tuple  #: the step counts at which the probes were read, increasing
+    accuracy: np.ndarray  #: (len(steps), P) fraction of test rows classified correctly
+    weights: np.ndarray  #: (len(steps), P, n_layers) the softmax-normalised layer weights s_j
+    gamma: np.ndarray  #: (len(steps), P) the overall scale
+
+
+def _per_probe(name: str, value, P: int, low_open: bool) -> np.ndarray:
+    """A setting of :func:`scalar_mix_probes`: one finite number for all probes, or one per probe."""
+    if np.ndim(value) == 0:
+        return np.full(P, finite_float(name, value, low=0, low_open=low_open))
+    value = as_float_array(name, value, ndims=(1,))
+    if value.shape != (P,):
+        raise ValueError(f"{name} must be one number or one per probe, shape ({P},), got shape {value.shape}")
+    for k, v in enumerate(value):
+        finite_float(f"{name}[{k}]", float(v), low=0, low_open=low_open)
+    return value
+
+
+def scalar_mix_probes(layers_train, y_train, layers_test, y_test, steps=(300,), lr=0.1,
+                      weight_decay: float = 1e-3, mix_penalty=0.0) -> ScalarMixes:
+    r""":func:`scalar_mix_probe` for ``P`` stacks of layers with the same labels, in one batched run.
+
+    ``layers_train`` is (P, n_layers, n_train, d) and ``layers_test`` (P, n_layers, n_test, d).
+    ``lr`` and ``mix_penalty`` (ELMo's :math:`\lambda`) are one number for every probe or one per
+    probe, so one run can fit the same vectors under several settings. Every probe takes
+    ``max(steps)`` full-batch Adam steps and is read (test accuracy, :math:`s_j`, :math:`\gamma`)
+    after each count in ``steps``; entry ``[k, p]`` is ``scalar_mix_probe(layers_train[p], y_train,
+    layers_test[p], y_test, steps[k], lr[p], weight_decay, mix_penalty[p])`` up to round-off
+    (tests/test_probe.py). Adam is elementwise, so the probes do not interact.
+
+    Raises
+    ------
+    ValueError
+        a bad argument, for example ``layers_train``, ``layers_test``, ``y_train``, ``steps``
+        (a non-empty increasing list of integers >= 1), ``lr``, ``mix_penalty`` (one finite number,
+        or one per probe; ``lr`` > 0, ``mix_penalty`` >= 0): wrong type, shape or size, NaN or inf,
+        or out of range; the message names the argument.
+
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(2, size=200)
+    >>> noise = rng.normal(size=(2, 200, 4))
+    >>> noise[1, :, 0] += 3 * (2 * y - 1)  # only layer 1 carries the label
+    >>> stack = np.stack([noise, noise])   # the same layers, fitted without and with a large penalty
+    >>> fit = scalar_mix_probes(stack[:, :, :100], y[:100], stack[:, :, 100:], y[100:],
+    ...                         mix_penalty=[0.0, 10.0])
+    >>> fit.weights[0].round(2)  # after 300 steps: free, layer 1 takes the weight; penalised, about 1/2
+    array([[0.01, 0.99],
+           [0.49, 0.51]])
+    """
+    train, test = as_float_array("layers_train", layers_train, ndims=(4,)), \
+        as_float_array("layers_test", layers_test, ndims=(4,))
+    if 0 in train.shape:
+        raise ValueError("layers_train must have shape (P, n_layers, n, d) with every size >= 1, "
+                         f"got {train.shape}")
+    if test.shape[:2] != train.shape[:2] or test.shape[3] != train.shape[3] or test.shape[2] == 0:
+        raise ValueError(f"layers_test must have shape ({train.shape[0]}, {train.shape[1]}, n_test >= 1, "
+                         f"{train.shape[3]}) like layers_train, got {test.shape}")
+    P, J, n, d = train.shape
+    if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (list, tuple, range)) or len(steps) == 0:
+        raise ValueError(f"steps must be a non-empty increasing list of step counts, got {steps!r}")
+    steps = tuple(positive_int(f"steps[{k}]", t) for k, t in enumerate(steps))
+    if any(b <= a for a, b in zip(steps, steps[1:])):
+        raise ValueError(f"steps must be increasing, got {steps}")
+    lr = _per_probe("lr", lr, P, low_open=True)
+    mix_penalty = _per_probe("mix_penalty", mix_penalty, P, low_open=False)
+    Z_train, Z_test, y_train, y_test, n_classes, _, _, weight_decay = _standardised_sets(
+        ("layers_train", train.reshape(P * J, n, d)), ("layers_test", test.reshape(P * J, -1, d)),
+        y_train, y_test, 1, 1.0, weight_decay)
+    Z_train, Z_test = Z_train.reshape(P, J, n, d), Z_test.reshape(P, J, -1, d)
+    params = {"w": np.zeros((P, J)), "gamma": np.ones(P), "W": np.zeros((P, n_classes, d)),
+              "b": np.zeros((P, n_classes))}
+    moments = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in params.items()}
+    beta1, beta2, eps = 0.9, 0.999, 1e-8  # seqmodels.optim.Adam's defaults
+    out = {"accuracy": [], "weights": [], "gamma": []}
+    flat = Z_train.reshape(P, J, n * d)  # the layers as rows: the sums over j, n, d are matrix products
+    for t in range(1, steps[-1] + 1):
+        w, gamma, W = params["w"], params["gamma"], params["W"]
+        s = softmax(w, axis=-1)  # (P, J)
+        mix = (gamma[:, None] * s)[:, None] @ flat  # (P, 1, n d): gamma sum_j s_j Z_j
+        mix = mix.reshape(P, n, d)
+        _, dlogits = stacked_cross_entropy_(mix @ np.swapaxes(W, 1, 2) + params["b"][:, None], y_train)
+        dmix = dlogits @ W  # (P, n, d)
+        r = (flat @ dmix.reshape(P, n * d, 1))[..., 0]  # (P, J): sum(dmix * Z_j)
+        ds = gamma[:, None] * r
+        grads = {"w": s * (ds - np.sum(s * ds, axis=1, keepdims=True)) + 2 * mix_penalty[:, None] * w,
+                 "gamma": np.sum(s * r, axis=1),  # sum(dmix * sum_j s_j Z_j)
+                 "W": np.swapaxes(dlogits, 1, 2) @ mix + weight_decay * W, "b": dlogits.sum(axis=1)}
+        for k, p in params.items():  # Adam (seqmodels.optim.Adam), with one step size per probe
+            m, v = moments[k]
+            m *= beta1
+            m += (1 - beta1) * grads[k]
+            v *= beta2
+            v += (1 - beta2) * grads[k] * grads[k]
+            step = lr.reshape((P,) + (1,) * (p.ndim - 1)) * (m / (1 - beta1 ** t))
+            p -= step / (np.sqrt(v / (1 - beta2 ** t)) + eps)
+        if t in steps:
+            s = softmax(params["w"], axis=-1)
+            acc = np.empty(P)
+            for k in range(P):
+                mixed = params["gamma"][k] * np.tensordot(s[k], Z_test[k], axes=1)
+                pred = _predict_distinct(lambda M: (M @ params["W"][k].T + params["b"][k]).argmax(axis=1), mixed)
+                acc[k] = np.mean(pred == y_test)
+            out["accuracy"].append(acc)
+            out["weights"].append(s)
+            out["gamma"].append(params["gamma"].copy())
+    return ScalarMixes(steps, *(np.array(out[k]) for k in ("accuracy", "weights", "gamma")))
 
 
 # --- a ridge read-out ---------------------------------------------------------------------------
