@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,15 @@ def test_timing_pages_exist_and_say_so():
     for page in TIMING_PAGES:
         text = (BOOK / f"{page}.md").read_text()
         assert "measured on the build machine" in text, f"{page}.md does not label its timings"
+
+
+def test_only_timing_pages_read_the_clock():
+    """A page that times something prints a number no rebuild repeats; the reproducibility test
+    lets only ``TIMING_PAGES`` (and the status page) differ, so every other page must not time."""
+    clock = re.compile(r"\b(perf_counter|process_time|monotonic|timeit|time\.time)\b")
+    timing = {p for p in BOOK.glob("*.md") if clock.search(p.read_text())}
+    assert {p.stem for p in timing} <= set(TIMING_PAGES), (
+        f"pages that read the clock but are not in TIMING_PAGES: {sorted(p.stem for p in timing)}")
 
 
 @settings(max_examples=20, deadline=None)
