@@ -184,11 +184,11 @@ def _stamp_code_dependencies(app, docname, source) -> None:
 def _blas_kernel() -> str:
     """The OpenBLAS kernel every chapter of this build runs on, set for the chapters' kernels.
 
-    OpenBLAS picks its kernel from the CPU each time a process loads it, and kernels round
-    differently in the last bits. A machine whose CPU can change under it (a virtual machine moved
-    to another host) could otherwise run two chapters of one build on two kernels, or reuse cached
-    outputs of another kernel. So the build takes the kernel once, here (``OPENBLAS_CORETYPE`` if
-    set, else the one OpenBLAS picks in this process), passes it to every chapter as
+    OpenBLAS picks its kernel from the CPU each time a process loads it, unless
+    ``OPENBLAS_CORETYPE`` names one, and kernels round differently in the last bits. Without a key
+    on it, outputs cached by a build on another kernel (one run with the variable set, or unset)
+    would be reused as if they were this one's. So the build takes the kernel once, here (the
+    variable if set, else the one OpenBLAS picks in this process), passes it to every chapter as
     ``OPENBLAS_CORETYPE``, and keys the execution cache on it; the status page prints it."""
     chosen = os.environ.get("OPENBLAS_CORETYPE", "")
     if not chosen:

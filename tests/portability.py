@@ -319,7 +319,7 @@ def main() -> int:
     else:
         base_label = f"main build ({base_arch})"
         lines = [f"Base: the main build in {BUILDDIR}, which ran on the {base_arch} kernel "
-                 f"(OpenBLAS picks {probe(None)[0]} for this CPU now).", ""]
+                 f"(left to itself, with OPENBLAS_CORETYPE unset, OpenBLAS picks {probe(None)[0]} here).", ""]
     base_kernel = base_arch
     runs: dict[str, str] = {}
     expected: dict[str, str] = {}  # label -> the kernel its notebooks must report

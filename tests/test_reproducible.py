@@ -6,9 +6,9 @@ tree) is copied into the test's temporary folder, sharing the warm ``.venv`` thr
 with its own empty build folder and execution cache, and ``make html`` runs in the copy. Reusing
 the main build saves a whole cold build, and it checks more: the main build may have come from the
 execution cache, the copy never does. The copy runs on the OpenBLAS kernel the main build ran on
-(its status page names it; ``OPENBLAS_CORETYPE``), so that a machine whose CPU changed between the
-two builds (a virtual machine moved to another host) still compares like with like. Every file of the two sites must be identical, except the
-pages in :data:`VARYING_PAGES`:
+(its status page names it; ``OPENBLAS_CORETYPE``), so that an environment that sets or unsets the
+variable between the two builds still compares like with like. Every file of the two sites must be
+identical, except the pages in :data:`VARYING_PAGES`:
 
 - ``status``: execution times and dates of this build (by design);
 - the pages that print wall-clock timings measured on the build machine, listed once in
