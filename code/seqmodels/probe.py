@@ -382,10 +382,11 @@ def scalar_mix_probes(layers_train, y_train, layers_test, y_test, steps=(300,), 
     Raises
     ------
     ValueError
-        a bad argument, for example ``layers_train``, ``layers_test``, ``y_train``, ``steps``
-        (a non-empty increasing list of integers >= 1), ``lr``, ``mix_penalty`` (one finite number,
-        or one per probe; ``lr`` > 0, ``mix_penalty`` >= 0): wrong type, shape or size, NaN or inf,
-        or out of range; the message names the argument.
+        ``layers_train`` not a finite (P, n_layers, n_train, d) array with every size >= 1,
+        ``layers_test`` not a finite (P, n_layers, n_test, d) array with the same P, n_layers and
+        d; the labels and ``weight_decay`` as :func:`linear_probe_accuracy` refuses them;
+        ``steps`` not a non-empty increasing list of integers >= 1; ``lr`` (> 0) or
+        ``mix_penalty`` (>= 0) not one finite number or one per probe.
 
     >>> rng = np.random.default_rng(0)
     >>> y = rng.integers(2, size=200)
@@ -421,7 +422,7 @@ def scalar_mix_probes(layers_train, y_train, layers_test, y_test, steps=(300,), 
     params = {"w": np.zeros((P, J)), "gamma": np.ones(P), "W": np.zeros((P, n_classes, d)),
               "b": np.zeros((P, n_classes))}
     moments = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in params.items()}
-    beta1, beta2, eps = 0.9, 0.999, 1e-8  # seqmodels.optim.Adam's defaults
+    beta1, beta2, eps = Adam.beta1, Adam.beta2, Adam.eps  # optim.Adam's defaults, as scalar_mix_probe uses
     out = {"accuracy": [], "weights": [], "gamma": []}
     flat = Z_train.reshape(P, J, n * d)  # the layers as rows: the sums over j, n, d are matrix products
     for t in range(1, steps[-1] + 1):
