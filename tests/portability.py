@@ -273,20 +273,16 @@ def main_build(names: list[str]) -> tuple[dict | None, str, str]:
 
 
 def build_seconds() -> dict[str, float]:
-    """How long each chapter took to execute in the main build (jupyter-cache's records), to start
-    the longest jobs first; empty when there is no cache."""
-    from jupyter_cache import get_cache
+    """How long each chapter took to execute in the main build, to start the longest jobs first:
+    the execution cache's records as ``make bench`` reads them (``bench/run.py``'s
+    ``cache_records``); empty when there is no cache or it cannot be read (only an estimate)."""
+    from bench.run import cache_records
 
-    seconds: dict[str, float] = {}
-    root = BUILDDIR / ".jupyter_cache"
-    for folder in sorted(root.iterdir()) if root.is_dir() else []:
-        try:
-            for record in get_cache(folder).list_cache_records():
-                if record.uri.startswith(str(BOOK)):
-                    seconds[Path(record.uri).stem] = float(record.data.get("execution_seconds") or 0)
-        except Exception:  # noqa: BLE001 - only an estimate; an unreadable cache gives none
-            continue
-    return seconds
+    try:
+        records = cache_records(BUILDDIR.parent, BUILDDIR.name)
+    except Exception:  # noqa: BLE001 - an unreadable cache gives no estimate, not a failure
+        return {}
+    return {page: seconds for _, (page, seconds) in sorted(records.items()) if seconds == seconds}
 
 
 def main() -> int:
