@@ -93,6 +93,7 @@ NO_INPUT = {
     "delay.ArmsResult.table": "takes no arguments",
     "delay.ArmsResult.solved_table": "takes no arguments",
     "delay.ArmsResult.steps_table": "takes no arguments",
+    "delay.ArmsResult.ran": "takes no arguments",
     "stacked.StackRun": "record returned by train_arms",
     "stacked.StepsToSolve": "mixin of the experiments' result records (no __init__ of its own)",
     "stacked.StepsToSolve.median_steps_to_solve": "takes no arguments",
@@ -285,6 +286,11 @@ case("lstm.lstm_backward", "NaN hs in forward (used to give NaN gradients)", "fo
 case("lstm.lstm_backward", "forward with a hand-made gates dict", "forward",
      lambda: lstm.lstm_backward(XS, np.zeros((2, 4)), np.zeros((2, 4)), W_lstm, b_lstm, np.ones((5, 2, 4)),
                                 forward=(_LFW[0], _LFW[1], dict(_LFW[2]))))
+case("lstm.lstm_backward_paths", "dhs of the wrong shape", "dhs",
+     lambda: lstm.lstm_backward_paths(np.zeros((2, 3)), np.zeros(4), np.zeros(4), W_lstm, b_lstm, np.zeros((2, 3))))
+case("lstm.lstm_backward_paths", "forward of another sequence", "forward",
+     lambda: lstm.lstm_backward_paths(XS + 1, np.zeros((2, 4)), np.zeros((2, 4)), W_lstm, b_lstm, np.ones((5, 2, 4)),
+                                      forward=_LFW))
 case("lstm.init_lstm", "forget_bias NaN", "forget_bias", lambda: lstm.init_lstm(3, 4, 0, forget_bias=NAN))
 case("lstm.init_lstm", "d_hidden 2.5", "d_hidden", lambda: lstm.init_lstm(3, 2.5, 0))
 case("lstm.init_lstm", "d_in 0", "d_in", lambda: lstm.init_lstm(0, 4, 0))
@@ -556,6 +562,16 @@ case("timing.sequential_timings", "d 0", "d", lambda: timing.sequential_timings(
 case("timing.sequential_timings", "length 2.5", "lengths", lambda: timing.sequential_timings([2.5], 4))
 
 # gradient_paths
+case("gradient_paths.lstm_path_sensitivity", "params not a dict", "params",
+     lambda: gradient_paths.lstm_path_sensitivity([W_lstm, b_lstm], XS))
+case("gradient_paths.lstm_path_sensitivity", "no b", "params",
+     lambda: gradient_paths.lstm_path_sensitivity({"W": W_lstm}, XS), KeyError)
+case("gradient_paths.lstm_path_sensitivity", "NaN xs", "xs",
+     lambda: gradient_paths.lstm_path_sensitivity({"W": W_lstm, "b": b_lstm}, XS * NAN))
+case("gradient_paths.lstm_path_sensitivity", "unbatched xs", "xs",
+     lambda: gradient_paths.lstm_path_sensitivity({"W": W_lstm, "b": b_lstm}, np.zeros((5, 3))))
+case("gradient_paths.lstm_path_sensitivity", "W of one dimension", "W",
+     lambda: gradient_paths.lstm_path_sensitivity({"W": np.zeros(4), "b": b_lstm}, XS))
 case("gradient_paths.gradient_by_distance", "T 1", "T", lambda: gradient_paths.gradient_by_distance(T=1))
 case("gradient_paths.gradient_by_distance", "d 2.5", "d", lambda: gradient_paths.gradient_by_distance(T=4, d=2.5))
 case("gradient_paths.gradient_by_distance", "n_draws 0", "n_draws", lambda: gradient_paths.gradient_by_distance(n_draws=0))
@@ -1198,6 +1214,17 @@ case("stacked.stack_loss_and_grads", "params without W_out", "W_out",
      KeyError)
 case("stacked.train_arms", "no arms", "arms",
      lambda: stacked.train_arms([], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,)))
+case("stacked.train_arms", "arm_steps of an unknown arm", "arm_steps",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), train.TrainConfig(steps=4),
+                                arm_steps={"GRU": 2}))
+case("stacked.train_arms", "arm_steps above config.steps", "arm_steps",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), train.TrainConfig(steps=4),
+                                arm_steps={_ARM.name: 5}))
+case("stacked.train_arms", "arm_steps a list", "arm_steps",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), arm_steps=[2]))
+case("stacked.train_arms", "keep_params not a checkpoint", "keep_params",
+     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), train.TrainConfig(steps=4),
+                                test=_TASK.sample(np.random.default_rng(0), 5, 2), checkpoints=(2,), keep_params=(3,)))
 case("stacked.train_arms", "no seeds", "seeds",
      lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, ()))
 case("stacked.train_arms", "checkpoints without a test set", "checkpoints",
@@ -1263,6 +1290,16 @@ case("delay.ArmsResult.combine", "no parts", "parts", lambda: delay.ArmsResult.c
 case("delay.ArmsResult.combine", "parts of different seeds", "parts",
      lambda: delay.ArmsResult.combine([_AR, dataclasses.replace(_AR, seeds=(1,))]))
 case("delay.ArmsResult.index", "unknown arm", "name", lambda: _AR.index("GRU"), KeyError)
+case("delay.ArmsResult.up_to", "a budget not run", "budget", lambda: _AR.up_to(2))
+case("delay.ArmsResult.up_to", "weights not kept", "budget", lambda: dataclasses.replace(_AR, runs={2: {
+    "LSTM": stacked.StackRun(_ARM, (0,), {}, np.zeros((1, 1)), np.ones(1), {1: np.ones(1)})}}).up_to(1))
+case("delay.ArmsResult.up_to", "an arm not trained to it", "budget",
+     lambda: dataclasses.replace(_AR, accuracy=np.full((1, 1, 1, 1), np.nan)).up_to(1))
+case("delay.ArmsResult.budget_table", "a delay not run", "delay", lambda: _AR.budget_table(3))
+case("delay.arms_experiment", "arm_steps not a budget", "arm_steps",
+     lambda: delay.arms_experiment([2], budgets=(100, 200), arm_steps={"RNN": 150}))
+case("delay.arms_experiment", "keep_params not a budget", "keep_params",
+     lambda: delay.arms_experiment([2], budgets=(100, 200), keep_params=(150,)))
 case("agreement.AgreementTask", "n_nouns 0", "n_nouns", lambda: agreement.AgreementTask(n_nouns=0))
 case("agreement.AgreementTask", "p_noun 1.5", "p_noun", lambda: agreement.AgreementTask(p_noun=1.5))
 case("agreement.AgreementTask", "max_prefix -1", "max_prefix", lambda: agreement.AgreementTask(max_prefix=-1))

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from gradcheck import numerical_gradient, relative_error
-from seqmodels.lstm import init_lstm, lstm_backward, lstm_forward, lstm_step
+from seqmodels.lstm import init_lstm, lstm_backward, lstm_backward_paths, lstm_forward, lstm_step
 from seqmodels.numeric import sigmoid
 
 
@@ -186,3 +186,81 @@ def test_backward_reuses_a_given_forward_pass():
         np.testing.assert_array_equal(fresh[name], reused[name], err_msg=name)
     with pytest.raises(ValueError, match=r"forward: cs must have shape \(T, \[batch,\] d_hidden\) = \(5, 2, 4\), got \(4, 2, 4\)"):
         lstm_backward(**params, dhs=dhs, forward=(hs, cs[1:], gates))
+
+
+# --- The gradient split by path: along the cell, and through h -------------------------------------
+
+def frozen_h_loss(params, h_read, dhs, dcs=None):
+    """``sum(hs * dhs) + sum(cs * dcs)`` of the LSTM whose gates and candidate read ``h_read[t]``
+    (a constant) in place of ``h_{t-1}``: each step is :func:`lstm_step` on the model's own cell."""
+    c, hs, cs = params["c0"], [], []
+    for t in range(params["xs"].shape[0]):
+        h, c = lstm_step(params["xs"][t], h_read[t], c, params["W"], params["b"])
+        hs.append(h)
+        cs.append(c)
+    hs, cs = np.array(hs), np.array(cs)
+    return float(np.sum(hs * dhs) + (0.0 if dcs is None else np.sum(cs * dcs)))
+
+
+@pytest.mark.parametrize("seed,T,d_in,d_hidden,batch,with_dcs", [
+    (10, 1, 1, 1, None, False), (11, 5, 3, 4, None, False), (12, 7, 2, 5, 3, True), (13, 6, 4, 3, 2, False),
+])
+def test_cell_path_is_the_gradient_with_h_read_as_a_constant(seed, T, d_in, d_hidden, batch, with_dcs):
+    """The cell stream is the derivative of the model whose gates read h_{t-1} frozen at the intact
+    forward pass's values (central differences of that model, every argument), and the two streams
+    add up to the full gradient, itself checked against central differences above."""
+    params, dhs, dcs = make_problem(seed, T, d_in, d_hidden, batch)
+    dcs = dcs if with_dcs else None
+    parts = lstm_backward_paths(**params, dhs=dhs, dcs=dcs)
+    hs, _ = lstm_forward(**params)
+    h_read = np.concatenate([params["h0"][None], hs[:-1]])  # h_{t-1} of the intact pass, held fixed
+    for name in ["W", "b", "c0", "xs"]:
+        numeric = numerical_gradient(lambda: frozen_h_loss(params, h_read, dhs, dcs), params[name])
+        err = relative_error(parts["cell path"][name], numeric)
+        assert err <= 1e-6, f"cell path d{name}: relative error {err:.2e} against central differences"
+    assert np.all(parts["cell path"]["h0"] == 0.0)  # h0 reaches the outputs only through the gates
+    full = lstm_backward(**params, dhs=dhs, dcs=dcs)
+    for name in full:
+        np.testing.assert_allclose(parts["cell path"][name] + parts["through h"][name], full[name],
+                                   rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 8), st.integers(1, 4), st.integers(1, 5), st.integers(1, 3),
+       st.floats(-4, 6), st.floats(0.1, 3))
+def test_cell_path_and_through_h_add_up_to_the_full_gradient(seed, T, d_in, d_hidden, batch, forget_bias, scale):
+    """For any sizes, forget bias and weight scale: the two parts sum to lstm_backward's gradient up
+    to rounding (a few ulps of the largest term), for every argument."""
+    rng = np.random.default_rng(seed)
+    W, b = init_lstm(d_in, d_hidden, rng, forget_bias=forget_bias)
+    W = scale * W
+    xs, dhs = rng.normal(size=(T, batch, d_in)), rng.normal(size=(T, batch, d_hidden))
+    h0, c0 = rng.normal(size=(batch, d_hidden)), rng.normal(size=(batch, d_hidden))
+    parts = lstm_backward_paths(xs, h0, c0, W, b, dhs)
+    full = lstm_backward(xs, h0, c0, W, b, dhs)
+    for name in full:
+        total = parts["cell path"][name] + parts["through h"][name]
+        size = np.abs(parts["cell path"][name]).max() + np.abs(parts["through h"][name]).max() + 1e-300
+        assert np.abs(total - full[name]).max() <= 1e-12 * size, name
+
+
+def test_paths_without_recurrent_weights_and_at_the_last_input():
+    """With W's recurrent columns zero nothing flows through h, so the cell path is the whole
+    gradient; and the last input never reaches the outputs through an earlier h."""
+    params, dhs, _ = make_problem(14, 6, 3, 4, batch=2)
+    cut = dict(params, W=params["W"].copy())
+    cut["W"][:, 3:] = 0.0
+    parts = lstm_backward_paths(**cut, dhs=dhs)
+    full = lstm_backward(**cut, dhs=dhs)
+    for name in full:
+        np.testing.assert_array_equal(parts["through h"][name], 0.0, err_msg=name)
+        np.testing.assert_allclose(parts["cell path"][name], full[name], rtol=0, atol=1e-15, err_msg=name)
+    last = np.zeros_like(dhs)
+    last[-1] = dhs[-1]
+    parts = lstm_backward_paths(**params, dhs=last)
+    np.testing.assert_array_equal(parts["through h"]["xs"][-1], 0.0)
+    hs, cs, gates = lstm_forward(**params, return_gates=True)  # a given forward pass gives the same split
+    again = lstm_backward_paths(**params, dhs=last, forward=(hs, cs, gates))
+    for path in parts:
+        for name in parts[path]:
+            np.testing.assert_array_equal(parts[path][name], again[path][name], err_msg=f"{path} {name}")

@@ -77,6 +77,31 @@ def test_arms_experiment_records_every_budget_and_table():
         arms_experiment([2], arms=DELAY_ARMS[:1], budgets=(10,), config=TrainConfig(steps=4))
 
 
+def test_a_longer_budget_for_some_arms_read_back_at_the_common_one():
+    # the chapter's delay-40 design: some arms train on, the others stop at a shorter budget, and
+    # up_to reads the result (accuracies and weights) as a run with the shorter budget would give it
+    kw = dict(arms=DELAY_ARMS[:2], seeds=(0, 1), n_test=40)
+    r = arms_experiment([3], budgets=(10, 30), config=TrainConfig(steps=30), arm_steps={"RNN, 36 units": 10},
+                        keep_params=(10,), **kw)
+    short = arms_experiment([3], budgets=(10,), config=TrainConfig(steps=10), **kw)
+    assert r.ran().tolist() == [[[True, True]], [[True, False]]]
+    assert np.isnan(r.accuracy[1, 0, 1]).all() and r.solved()[1, 0, 1] == 0
+    rows = [[text for text, _ in row] for row in r.budget_table(3).cells]
+    assert rows[1][0] == "RNN, 36 units" and rows[1][2] == "not run" and rows[0][2].endswith(" of 2")
+    at10 = r.up_to(10)
+    assert at10.budgets == (10,)
+    np.testing.assert_array_equal(at10.accuracy, short.accuracy)
+    for arm in kw["arms"]:
+        for k, v in short.runs[3][arm.name].params.items():
+            np.testing.assert_array_equal(at10.runs[3][arm.name].params[k], v)
+    both = ArmsResult.combine([at10, short])            # combines with runs of the shorter budget
+    assert both.accuracy.shape == (2, 2, 1, 2)
+    with pytest.raises(ValueError, match="not every arm was trained that long"):
+        r.up_to(30)
+    with pytest.raises(ValueError, match="were not kept"):
+        short.up_to(10)
+
+
 def test_arms_experiment_with_the_stopping_rule():
     kw = dict(arms=DELAY_ARMS[:1] + DELAY_ARMS[4:5], seeds=(0, 1), n_test=60)
     r = arms_experiment([2], budgets=(20,), stop_when_solved=True, cap=300, check_every=20, n_solve=100, **kw)

@@ -118,6 +118,33 @@ def test_checkpoints_of_stopped_models_are_their_final_accuracy():
         np.testing.assert_array_equal(runs[arm.name].checkpoint_accuracy[90], stack_accuracy(runs[arm.name], *test))
 
 
+def test_an_arm_budget_stops_that_arm_only_and_kept_weights_are_those_of_a_shorter_run():
+    # arm_steps: the limited arm's models are those of a run with that budget, its later checkpoints
+    # NaN; the other arm (same stack: same kind and width) trains on exactly as without the limit.
+    # keep_params: the weights after a checkpoint are those a run ending there returns.
+    task = DelayTask()
+    sample = lambda rng, n: task.sample(rng, n, 3)
+    arms = [Arm("LSTM", "lstm", 8, 3.0), Arm("LSTM0", "lstm", 8, 0.0)]
+    test = task.sample(np.random.default_rng(9), 50, 3)
+    kw = dict(d_in=task.d_in, n_classes=task.n_symbols, seeds=(0, 1), test=test)
+    long = TrainConfig(steps=40, batch=16, stop_loss=0.05)
+    short = TrainConfig(steps=15, batch=16, stop_loss=0.05)
+    runs = train_arms(arms, sample, config=long, checkpoints=(15, 40), arm_steps={"LSTM0": 15}, keep_params=(15,), **kw)
+    free = train_arms(arms, sample, config=long, checkpoints=(15, 40), **kw)
+    cut = train_arms(arms, sample, config=short, checkpoints=(15,), **kw)
+    limited, other = runs["LSTM0"], runs["LSTM"]
+    assert np.all(limited.steps_taken <= 15) and np.isnan(limited.checkpoint_accuracy[40]).all()
+    np.testing.assert_array_equal(limited.checkpoint_accuracy[15], cut["LSTM0"].checkpoint_accuracy[15])
+    np.testing.assert_array_equal(other.checkpoint_accuracy[40], free["LSTM"].checkpoint_accuracy[40])
+    np.testing.assert_array_equal(other.steps_taken, free["LSTM"].steps_taken)
+    for k in other.params:
+        np.testing.assert_array_equal(limited.params[k], cut["LSTM0"].params[k])
+        np.testing.assert_array_equal(other.params[k], free["LSTM"].params[k])
+        for name in ("LSTM", "LSTM0"):
+            np.testing.assert_array_equal(runs[name].checkpoint_params[15][k], cut[name].params[k])
+    assert free["LSTM"].checkpoint_params == {}
+
+
 # --- the solve-based stopping rule ----------------------------------------------------------------
 
 SOLVE_TASK = DelayTask()

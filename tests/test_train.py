@@ -81,6 +81,37 @@ def test_input_sensitivity_matches_finite_difference_jacobian(cell):
     np.testing.assert_allclose(got, np.exp(np.log(norms).mean(axis=1)), rtol=1e-6)
 
 
+def test_path_sensitivity_splits_input_sensitivity_at_the_frozen_h_jacobian():
+    """seqmodels.gradient_paths.lstm_path_sensitivity: its "full" is input_sensitivity's, and its
+    "cell path" is the norm of the finite-difference Jacobian of the model whose gates read
+    h_{t-1} as a constant (the intact pass's values)."""
+    from seqmodels.ablation import lstm_forward_ablated
+    from seqmodels.gradient_paths import lstm_path_sensitivity
+    rng = np.random.default_rng(5)
+    params = LSTM.init(2, 3, rng)
+    params["b"][:3] = 2.0
+    xs = rng.normal(size=(5, 2, 2))
+    got = lstm_path_sensitivity(params, xs)
+    np.testing.assert_allclose(got["full"], input_sensitivity(LSTM, params, xs), rtol=1e-12)
+    z = np.zeros((2, 3))
+    hs = LSTM.forward(params, xs)[0]
+    h_read = (True, np.concatenate([z[None], hs[:-1]]))  # h_{t-1} of the intact pass, held fixed
+    norms = np.empty((5, 2))
+    for t in range(5):
+        for k in range(2):
+            J = np.empty((3, 2))
+            for j in range(2):
+                up, down = xs.copy(), xs.copy()
+                up[t, k, j] += 1e-6
+                down[t, k, j] -= 1e-6
+                h_up = lstm_forward_ablated(up, z, z, params["W"], params["b"], h_read=h_read)[0][-1, k]
+                h_down = lstm_forward_ablated(down, z, z, params["W"], params["b"], h_read=h_read)[0][-1, k]
+                J[:, j] = (h_up - h_down) / 2e-6
+            norms[t, k] = np.linalg.norm(J)
+    np.testing.assert_allclose(got["cell path"], np.exp(np.log(norms).mean(axis=1)), rtol=1e-6)
+    assert got["through h"][-1] == 0.0 and got["cell path"][-1] == got["full"][-1]
+
+
 @settings(max_examples=50, deadline=None)
 @given(arrays(np.float64, 5, elements=st.floats(-1e3, 1e3)), arrays(np.float64, (2, 2), elements=st.floats(-1e3, 1e3)),
        st.floats(1e-3, 1e3))

@@ -18,6 +18,8 @@ parameter-matched RNN, the LSTM at four forget biases, the GRU), ten seeds each,
 models on the same batches, with the test accuracy recorded after several training budgets, or
 (``stop_when_solved=True``) each trained until it solves a held-out batch or reaches a cap, with
 its steps to solve recorded (:meth:`ArmsResult.median_steps_to_solve`, :meth:`ArmsResult.n_censored`).
+Some arms can be given a shorter budget than the others (``arm_steps``), and :meth:`ArmsResult.up_to`
+reads one run at an earlier budget, with the weights it had then.
 """
 
 from __future__ import annotations
@@ -260,7 +262,9 @@ class ArmsResult(StepsToSolve):
     delays: np.ndarray  #: (n_delays,)
     budgets: tuple[int, ...]  #: training steps after which the test accuracy was recorded
     seeds: tuple[int, ...]
-    accuracy: np.ndarray  #: (n_arms, n_delays, n_budgets, n_seeds) test accuracy
+    #: (n_arms, n_delays, n_budgets, n_seeds) test accuracy; NaN after an arm's own budget
+    #: (``arm_steps`` of :func:`arms_experiment`)
+    accuracy: np.ndarray
     runs: dict  #: delay -> {arm name: :class:`seqmodels.stacked.StackRun`}
     n_params: dict  #: arm name -> trained numbers per model (recurrent layer and read-out)
     chance: float
@@ -319,8 +323,62 @@ class ArmsResult(StepsToSolve):
         return self.accuracy[:, :, -1]
 
     def solved(self) -> np.ndarray:
-        """(n_arms, n_delays, n_budgets): how many seeds reached ``solved_at``."""
+        """(n_arms, n_delays, n_budgets): how many seeds reached ``solved_at`` (0 where the arm was
+        not trained to that budget: see :meth:`ran`)."""
         return (self.accuracy >= self.solved_at).sum(axis=-1)
+
+    def ran(self) -> np.ndarray:
+        """(n_arms, n_delays, n_budgets) bool: whether the arm was trained to that budget (False
+        after its ``arm_steps``)."""
+        return ~np.isnan(self.accuracy).any(axis=-1)
+
+    def up_to(self, budget: int) -> "ArmsResult":
+        """This result as it stood after ``budget`` steps: the budgets up to it, and every run's
+        weights (``runs[delay][name].params``) as they were then, so that the models analysed are
+        the ones those budgets' accuracies describe. Needs the weights kept at ``budget``
+        (``keep_params`` of :func:`arms_experiment`) and every arm trained to it.
+
+        Raises
+        ------
+        ValueError
+            ``budget`` not one of ``budgets``, an arm not trained to it, its weights not kept, or a
+            result of ``stop_when_solved`` (whose steps to solve belong to its cap).
+        """
+        if self.cap is not None:
+            raise ValueError("up_to reads a fixed-budget result; this one was trained with stop_when_solved")
+        if isinstance(budget, (bool, np.bool_)) or budget not in self.budgets:
+            raise ValueError(f"budget must be one of the budgets {self.budgets}, got {budget!r}")
+        m = self.budgets.index(budget)
+        if not self.ran()[:, :, m].all():
+            raise ValueError(f"budget {budget}: not every arm was trained that long (see arm_steps)")
+        runs = {}
+        for delay, by_arm in self.runs.items():
+            runs[delay] = {}
+            for name, run in by_arm.items():
+                if budget not in run.checkpoint_params:
+                    raise ValueError(f"budget {budget}: the weights after it were not kept "
+                                     f"(arms_experiment(..., keep_params=({budget},)))")
+                runs[delay][name] = replace(run, params=run.checkpoint_params[budget], losses=run.losses[:budget],
+                                            steps_taken=np.minimum(run.steps_taken, budget),
+                                            checkpoint_accuracy={c: a for c, a in run.checkpoint_accuracy.items()
+                                                                 if c <= budget},
+                                            checkpoint_params={c: p for c, p in run.checkpoint_params.items()
+                                                               if c <= budget})
+        return replace(self, budgets=self.budgets[:m + 1], accuracy=self.accuracy[:, :, :m + 1], runs=runs)
+
+    def budget_table(self, delay: int) -> Table:
+        """One row per arm at ``delay``: seeds solved after each budget, "not run" after an arm's
+        own budget (shown as an HTML table in the book).
+
+        Raises ``ValueError`` for a ``delay`` this result did not run.
+        """
+        if isinstance(delay, (bool, np.bool_)) or delay not in self.delays.tolist():
+            raise ValueError(f"delay must be one of the delays {self.delays.tolist()}, got {delay!r}")
+        j, n = self.delays.tolist().index(delay), len(self.seeds)
+        solved, ran = self.solved()[:, j], self.ran()[:, j]
+        rows = [[arm.name] + [f"{solved[i, m]} of {n}" if ran[i, m] else "not run" for m in range(len(self.budgets))]
+                for i, arm in enumerate(self.arms)]
+        return result_table(rows, [Column("arm")] + [Column(f"after {b:,} steps") for b in self.budgets])
 
     def table(self) -> Table:
         """One row per arm: parameters, then mean ± sd (min–max) and solved seeds at each delay,
@@ -377,7 +435,7 @@ def arms_experiment(delays, arms=DELAY_ARMS, seeds=range(10), budgets=(100, 200,
                     task: DelayTask = DelayTask(), config: TrainConfig = DELAY_CONFIG,
                     n_test: int = 500, *, stop_when_solved: bool = False, cap: int = 2000,
                     check_every: int = 25, solved_at: float = 0.95, n_solve: int = 500,
-                    dtype=np.float64) -> ArmsResult:
+                    dtype=np.float64, arm_steps=None, keep_params=()) -> ArmsResult:
     """Train every arm from every seed at every delay on the same batches; test after each budget.
 
     At each delay all arms and seeds are trained together by :func:`seqmodels.stacked.train_arms`
@@ -396,12 +454,18 @@ def arms_experiment(delays, arms=DELAY_ARMS, seeds=range(10), budgets=(100, 200,
     the experiment is the fixed budget, unchanged. ``dtype`` (float64 or float32) is the
     arithmetic's (:func:`seqmodels.stacked.train_arms`); float32 costs about half as much.
 
+    ``arm_steps`` gives some arms (by name) a smaller budget, one of ``budgets``: they train for
+    that many steps, and their accuracy after the later budgets is NaN (:meth:`ArmsResult.ran`).
+    ``keep_params`` (some of ``budgets``) keeps every model's weights after those budgets, for
+    :meth:`ArmsResult.up_to`.
+
     Raises
     ------
     ValueError
         empty ``delays`` or ``budgets``, a budget above ``config.steps`` (above ``cap`` with
         ``stop_when_solved``), bad arms or seeds, ``stop_when_solved`` not a bool, or ``cap``,
-        ``check_every``, ``n_solve`` not integers >= 1 or ``solved_at`` not in (0, 1].
+        ``check_every``, ``n_solve`` not integers >= 1 or ``solved_at`` not in (0, 1]; ``arm_steps``
+        not a dict from arm names to budgets; ``keep_params`` not among the budgets.
 
     >>> r = arms_experiment([2], arms=DELAY_ARMS[:1], seeds=(0, 1), budgets=(5, 10),
     ...                     config=TrainConfig(steps=10), n_test=50)
@@ -428,6 +492,12 @@ def arms_experiment(delays, arms=DELAY_ARMS, seeds=range(10), budgets=(100, 200,
     elif budgets[-1] > config.steps:
         raise ValueError(f"budgets must be <= config.steps = {config.steps}, got {budgets[-1]}")
     arms, seeds = tuple(arms), tuple(int(s) for s in seeds)
+    arm_steps = {} if arm_steps is None else arm_steps
+    if not isinstance(arm_steps, dict) or not all(b in budgets for b in arm_steps.values()):
+        raise ValueError(f"arm_steps must be a dict from arm names to budgets {budgets}, got {arm_steps!r}")
+    keep_params = tuple(keep_params)
+    if not all(b in budgets for b in keep_params):
+        raise ValueError(f"keep_params must be among the budgets {budgets}, got {keep_params!r}")
     acc = np.empty((len(arms), len(delays), len(budgets), len(seeds)))
     steps = np.empty((len(arms), len(delays), len(seeds)), dtype=int)
     censored = np.empty((len(arms), len(delays), len(seeds)), dtype=bool)
@@ -443,7 +513,8 @@ def arms_experiment(delays, arms=DELAY_ARMS, seeds=range(10), budgets=(100, 200,
             rule = dict(solve=task.sample(np.random.default_rng([3000, delay]), n_solve, delay),
                         solved_at=solved_at, check_every=check_every)
         runs[delay] = train_arms(arms, sample, task.d_in, task.n_symbols, seeds, replace(config, steps=budgets[-1]),
-                                 data_seed=delay, test=test, checkpoints=budgets, dtype=dtype, **rule)
+                                 data_seed=delay, test=test, checkpoints=budgets, dtype=dtype,
+                                 arm_steps=arm_steps, keep_params=keep_params, **rule)
         for i, arm in enumerate(arms):
             run = runs[delay][arm.name]
             for m, b in enumerate(budgets):

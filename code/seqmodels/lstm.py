@@ -258,6 +258,100 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
     >>> sorted(grads), grads["W"].shape, grads["xs"].shape
     (['W', 'b', 'c0', 'h0', 'xs'], (12, 5), (4, 2))
     """
+    xs, h0, c0, W, H, d_in, (hs, f, i, g, o), local, dhs, dcs = _backward_setup(xs, h0, c0, W, b, dhs, dcs, forward)
+    dc_from_h, dzf, dzi, dzg, dzo = local
+    T = xs.shape[0]
+    W_h = W[:, d_in:]
+    dzs = np.empty(hs.shape[:-1] + (4 * H,))  # (T, [B,] 4H): dL/dz of every step
+    dh_next, dc_next = np.zeros_like(h0), np.zeros_like(c0)
+    for t in reversed(range(T)):
+        dh = dhs[t] + dh_next  # from outside + from step t+1
+        dc = dc_next + dh * dc_from_h[t]
+        if dcs is not None:
+            dc = dc + dcs[t]
+        dzs[t, ..., :H] = dc * dzf[t]
+        dzs[t, ..., H:2 * H] = dc * dzi[t]
+        dzs[t, ..., 2 * H:3 * H] = dc * dzg[t]
+        dzs[t, ..., 3 * H:] = dh * dzo[t]
+        dh_next = dzs[t] @ W_h
+        dc_next = dc * f[t]  # the cell path: multiplied by the forget gate only
+    return _parameter_grads(xs, h0, hs, W, dzs, dh_next, dc_next)
+
+
+def lstm_backward_paths(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, dict[str, np.ndarray]]:
+    r"""The gradient of :func:`lstm_backward`, split by path: along the cell only, and through ``h``.
+
+    Every path of the gradient back from the outputs either stays on the cell path, where each step
+    back multiplies it by the forget gate (``dc_next = dc * f``) and by the local derivatives of
+    the gates and the candidate at its two ends, or it crosses at least once from some ``z_t`` back
+    into ``h_{t-1}`` (``dz[t] @ W[:, d_in:]``), the loop through the previous output into the next
+    step's gates and candidate. The backward pass here carries the two families separately, in the
+    *same* forward pass of the intact model: the first stream never takes the step from ``z_t`` to
+    ``h_{t-1}`` (what crosses it joins the second), so it is a stop-gradient on ``h_{t-1}`` where
+    the gates and the candidate read it, in the backward pass only::
+
+        dh_cell = dhs[t]                               # never from step t+1 (that is via h)
+        dh_h    = dh_next                              # everything that crossed into h
+        dc_s    = dcs[t] (cell only) + dc_next_s + dh_s * o * (1 - tc**2)    for s = cell, h
+        dz_s[t] = [dc_s * c_prev f(1-f), dc_s g i(1-i), dc_s i (1-g**2), dh_s tc o(1-o)]
+        dh_next = (dz_cell[t] + dz_h[t]) @ W[:, d_in:];  dc_next_s = dc_s * f
+
+    The cell stream is the gradient of a model whose gates and candidate read ``h_{t-1}`` as a
+    constant, equal to the intact model's values in this forward pass: a derivative the intact model
+    has, not that of another model (zeroing ``W[:, d_in:]`` would change the forward pass too). The
+    two parts add up to :func:`lstm_backward`'s gradient, for every entry, up to rounding.
+
+    Parameters
+    ----------
+    xs, h0, c0, W, b, dhs, dcs, forward : as in :func:`lstm_backward`
+
+    Returns
+    -------
+    dict ``{"cell path": grads, "through h": grads}``, each ``grads`` a dict with the keys of
+    :func:`lstm_backward` (``"W", "b", "h0", "c0", "xs"``). ``"cell path"`` has ``"h0"`` all zero:
+    ``h0`` reaches the outputs only through the gates of step 0.
+
+    Raises
+    ------
+    ValueError
+        as :func:`lstm_backward`.
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(1)
+    >>> xs, W, b, z = rng.normal(size=(6, 2)), 0.5 * rng.normal(size=(12, 5)), np.zeros(12), np.zeros(3)
+    >>> dhs = np.zeros((6, 3)); dhs[-1] = 1.0                       # L = sum(h_T)
+    >>> parts, full = lstm_backward_paths(xs, z, z, W, b, dhs), lstm_backward(xs, z, z, W, b, dhs)
+    >>> bool(np.allclose(parts["cell path"]["xs"] + parts["through h"]["xs"], full["xs"]))
+    True
+    >>> bool(np.allclose(parts["cell path"]["xs"][-1], full["xs"][-1]))   # the last input: no path via h
+    True
+    """
+    xs, h0, c0, W, H, d_in, (hs, f, i, g, o), local, dhs, dcs = _backward_setup(xs, h0, c0, W, b, dhs, dcs, forward)
+    dc_from_h, dzf, dzi, dzg, dzo = local
+    W_h = W[:, d_in:]
+    dzs = {"cell path": np.empty(hs.shape[:-1] + (4 * H,)), "through h": np.empty(hs.shape[:-1] + (4 * H,))}
+    dh_next = np.zeros_like(h0)
+    dc_next = {name: np.zeros_like(c0) for name in dzs}
+    for t in reversed(range(xs.shape[0])):
+        for name, dh in (("cell path", dhs[t]), ("through h", dh_next)):
+            dc = dc_next[name] + dh * dc_from_h[t]
+            if dcs is not None and name == "cell path":
+                dc = dc + dcs[t]
+            dz = dzs[name][t]
+            dz[..., :H] = dc * dzf[t]
+            dz[..., H:2 * H] = dc * dzi[t]
+            dz[..., 2 * H:3 * H] = dc * dzg[t]
+            dz[..., 3 * H:] = dh * dzo[t]
+            dc_next[name] = dc * f[t]
+        dh_next = (dzs["cell path"][t] + dzs["through h"][t]) @ W_h  # every crossing into h_{t-1}
+    return {"cell path": _parameter_grads(xs, h0, hs, W, dzs["cell path"], np.zeros_like(h0), dc_next["cell path"]),
+            "through h": _parameter_grads(xs, h0, hs, W, dzs["through h"], dh_next, dc_next["through h"])}
+
+
+def _backward_setup(xs, h0, c0, W, b, dhs, dcs, forward):
+    """The checks and the forward pass of :func:`lstm_backward`, and every step's local derivatives:
+    ``dc_from_h`` (dh_t -> dc_t) and the z blocks' ``dzf, dzi, dzg`` (per unit of dc_t) and ``dzo``
+    (per unit of dh_t)."""
     xs, h0, c0, W, b, H, d_in = _check_sequence_inputs(xs, h0, c0, W, b)
     if forward is None:
         hs, cs, (f, i, g, o) = _forward(xs, h0, c0, W, b, H, d_in)
@@ -280,31 +374,23 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
         dcs = as_float_array("dcs", dcs, ndims=(cs.ndim,))
         check_shape("dcs", dcs, cs.shape, "like cs: (T, [batch,] d_hidden)")
 
-    T = xs.shape[0]
     c_prevs = np.concatenate([c0[None], cs[:-1]])  # (T, [B,] H): c_{t-1} of every step
-    h_prevs = np.concatenate([h0[None], hs[:-1]])
     tc = np.tanh(cs)
-    # Local derivatives of every step at once; the loop below only carries dh and dc back.
+    # Local derivatives of every step at once; the backward loops only carry dh and dc back.
     dc_from_h = o * (1.0 - tc ** 2)  # dh_t -> dc_t through h_t = o * tanh(c_t)
     dzf, dzi = c_prevs * f * (1.0 - f), g * i * (1.0 - i)  # dc_t -> z blocks (f, i)
     dzg, dzo = i * (1.0 - g ** 2), tc * o * (1.0 - o)  # dc_t -> z block g; dh_t -> z block o
-    W_x, W_h = W[:, :d_in], W[:, d_in:]
-    dzs = np.empty(hs.shape[:-1] + (4 * H,))  # (T, [B,] 4H): dL/dz of every step
-    dh_next, dc_next = np.zeros_like(h0), np.zeros_like(c0)
-    for t in reversed(range(T)):
-        dh = dhs[t] + dh_next  # from outside + from step t+1
-        dc = dc_next + dh * dc_from_h[t]
-        if dcs is not None:
-            dc = dc + dcs[t]
-        dzs[t, ..., :H] = dc * dzf[t]
-        dzs[t, ..., H:2 * H] = dc * dzi[t]
-        dzs[t, ..., 2 * H:3 * H] = dc * dzg[t]
-        dzs[t, ..., 3 * H:] = dh * dzo[t]
-        dh_next = dzs[t] @ W_h
-        dc_next = dc * f[t]  # the cell path: multiplied by the forget gate only
+    return xs, h0, c0, W, H, d_in, (hs, f, i, g, o), (dc_from_h, dzf, dzi, dzg, dzo), dhs, dcs
+
+
+def _parameter_grads(xs, h0, hs, W, dzs, dh0, dc0):
+    """The dict :func:`lstm_backward` returns, from every step's ``dL/dz`` and the gradients that
+    reached ``h0`` and ``c0``."""
+    H, d_in = W.shape[0] // 4, W.shape[1] - W.shape[0] // 4
+    h_prevs = np.concatenate([h0[None], hs[:-1]])
     dz2 = dzs.reshape(-1, 4 * H)  # (T * B, 4H)
     dW = np.concatenate([dz2.T @ xs.reshape(-1, d_in), dz2.T @ h_prevs.reshape(-1, H)], axis=1)
-    return {"W": dW, "b": dz2.sum(axis=0), "h0": dh_next, "c0": dc_next, "xs": dzs @ W_x}
+    return {"W": dW, "b": dz2.sum(axis=0), "h0": dh0, "c0": dc0, "xs": dzs @ W[:, :d_in]}
 
 
 def init_lstm(d_in: int, d_hidden: int, rng, *, forget_bias: float = 1.0):

@@ -208,11 +208,19 @@ class StackRun:
     #: (S,) bool with ``solve``: whether the model was found solved by the cap (False: censored at
     #: ``config.steps``). None without ``solve``.
     solved: np.ndarray | None = None
+    #: step count -> stacked weights after that many steps, for the ``keep_params`` of
+    #: :func:`train_arms` (a stopped model's are its final ones)
+    checkpoint_params: dict = None
+
+    def __post_init__(self):
+        if self.checkpoint_params is None:
+            self.checkpoint_params = {}
 
 
 def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConfig = TrainConfig(),
                data_seed: int = 0, dtype=np.float64, test=None, checkpoints=(), solve=None,
-               solved_at: float = 0.95, check_every: int = 25) -> dict[str, StackRun]:
+               solved_at: float = 0.95, check_every: int = 25, arm_steps=None,
+               keep_params=()) -> dict[str, StackRun]:
     """Train every arm from every seed with one budget, on one stream of batches.
 
     Arms of the same kind and width are stacked with their seeds into one model, so one Python loop
@@ -226,6 +234,13 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
     of the arithmetic (the initial weights are the same draws, rounded). With ``test = (xs, labels)``
     every model's test accuracy is also recorded after each step count in ``checkpoints`` (a
     stopped model keeps its final accuracy), so one run answers several training budgets.
+    ``keep_params`` (some of the ``checkpoints``) also keeps every model's weights after those step
+    counts (:attr:`StackRun.checkpoint_params`).
+
+    Budgets per arm. ``arm_steps`` maps some arms' names to fewer updates than ``config.steps``:
+    their models stop there (frozen like a model stopped early, ``steps_taken`` at most that), and
+    their test accuracy at a checkpoint beyond it is NaN (not trained that long). The other arms'
+    models are unaffected: a model's numbers do not depend on which others share its stack.
 
     Stopping when solved. With ``solve`` (a held-out batch ``(xs, labels)``, or a list of such
     pairs whose sequences may differ in length; keep it apart from any ``test`` set reported on),
@@ -248,7 +263,8 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
         no arms, two arms with one name, no seeds, or a bad size; ``solve`` not ``(xs, labels)`` (or
         a non-empty list of them) with ``xs`` finite of shape (T, n, ``d_in``) and ``labels``
         integers in ``[0, n_classes)`` of shape (n,); ``solved_at`` not a number in (0, 1];
-        ``check_every`` not an integer >= 1.
+        ``check_every`` not an integer >= 1; ``arm_steps`` not a dict from arm names to integers in
+        ``[1, config.steps]``; ``keep_params`` not among the ``checkpoints``.
 
     >>> from seqmodels.delay import DelayTask
     >>> task = DelayTask()
@@ -283,6 +299,14 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
     if dtype not in (np.float32, np.float64):
         raise ValueError(f"dtype must be float32 or float64, got {dtype}")
     solve_sets = None if solve is None else _solve_batches(solve, d_in, n_classes, dtype)
+    arm_steps = {} if arm_steps is None else arm_steps
+    if not isinstance(arm_steps, dict):
+        raise ValueError(f"arm_steps must be a dict from arm names to numbers of updates, got {type(arm_steps).__name__}")
+    for name, n in arm_steps.items():
+        if name not in {a.name for a in arms}:
+            raise ValueError(f"arm_steps: {name!r} is not one of the arms {[a.name for a in arms]}")
+        if positive_int("arm_steps", n) > config.steps:
+            raise ValueError(f"arm_steps must be at most config.steps = {config.steps}, got {n} for {name!r}")
     stacks = {key: {k: np.concatenate([init_stack(a, d_in, n_classes, seeds)[k] for a in members]).astype(dtype)
                     for k in init_stack(members[0], d_in, n_classes, seeds[:1])}
               for key, members in groups.items()}
@@ -290,8 +314,10 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
     n_models = {key: len(members) * len(seeds) for key, members in groups.items()}
     losses = {key: np.full((config.steps, n), np.nan) for key, n in n_models.items()}
     active = {key: np.ones(n, dtype=bool) for key, n in n_models.items()}
-    taken = {key: np.full(n, config.steps) for key, n in n_models.items()}
-    to_solve = {key: np.full(n, config.steps) for key, n in n_models.items()}  # censored at the cap
+    limit = {key: np.repeat([int(arm_steps.get(a.name, config.steps)) for a in members], len(seeds))
+             for key, members in groups.items()}  # (S,) updates each model may make
+    taken = {key: limit[key].copy() for key in groups}
+    to_solve = {key: limit[key].copy() for key in groups}  # censored at the cap
     solved = {key: np.zeros(n, dtype=bool) for key, n in n_models.items()}
     data_rng = np.random.default_rng([data_seed, 1])
     checkpoints = sorted({positive_int("checkpoints", c) for c in checkpoints})
@@ -299,7 +325,11 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
         raise ValueError("checkpoints need test = (xs, labels) to measure accuracy on")
     if checkpoints and checkpoints[-1] > config.steps:
         raise ValueError(f"checkpoints must be <= config.steps = {config.steps}, got {checkpoints[-1]}")
+    keep_params = sorted({positive_int("keep_params", c) for c in keep_params})
+    if set(keep_params) - set(checkpoints):
+        raise ValueError(f"keep_params must be among the checkpoints {checkpoints}, got {keep_params}")
     at = {key: {} for key in groups}
+    kept = {key: {} for key in groups}
     # models whose weights may have changed since the last checkpoint (all, before the first one);
     # the others are frozen and keep the accuracy measured then (each model's numbers do not
     # depend on which other models share its stack)
@@ -312,8 +342,11 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
             if todo.size:
                 logits = stack_logits(key[0], {k: v[todo] for k, v in params.items()}, np.asarray(test[0], dtype))
                 acc[todo] = (logits.argmax(axis=-1) == np.asarray(test[1])).mean(axis=1)
+            acc[limit[key] < after] = np.nan  # not trained that long
             at[key][after] = acc
             changed[key] = active[key].copy()
+            if after in keep_params:
+                kept[key][after] = {k: v.copy() for k, v in params.items()}
 
     with threadpool_limits(limits=1, user_api="blas"):
         for step in range(config.steps):
@@ -348,10 +381,9 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
                     taken[key][done] = step + 1
                     active[key] &= ~done
                     stopped_by_loss = done
+                after = step + 1
                 if solve_sets is not None:
-                    after = step + 1
-                    due = after % check_every == 0 or after == config.steps
-                    ask = active[key] if due else np.zeros(n_models[key], dtype=bool)
+                    ask = active[key] & ((after % check_every == 0) | (after == limit[key]))
                     if stopped_by_loss is not None:
                         ask = ask | stopped_by_loss  # frozen now: measured once, at this step
                     which = np.flatnonzero(ask)
@@ -362,6 +394,7 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
                         to_solve[key][hit] = after
                         taken[key][hit] = after  # (the loss-based stop, if it froze one, says the same)
                         active[key][hit] = False
+                active[key] &= after < limit[key]  # an arm's own budget
         if config.steps in checkpoints:
             record(config.steps)
     out = {}
@@ -373,7 +406,9 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
                                                    "solved": solved[key][part].copy()}
             out[arm.name] = StackRun(arm, seeds, {k: v[part].copy() for k, v in stacks[key].items()},
                                      losses[key][:, part], taken[key][part],
-                                     {c: a[part] for c, a in at[key].items()}, **extra)
+                                     {c: a[part] for c, a in at[key].items()}, **extra,
+                                     checkpoint_params={c: {k: v[part].copy() for k, v in p.items()}
+                                                        for c, p in kept[key].items()})
     return {arm.name: out[arm.name] for arm in arms}
 
 
