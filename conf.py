@@ -223,6 +223,7 @@ def _environment_hash(requirements: Path) -> str:
 
 
 seqmodels_environment_hash = _environment_hash(ROOT / "requirements.txt")
+seqmodels_conf_hash = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 _cache_root = BUILDDIR / ".jupyter_cache"
 nb_execution_cache_path = str(_cache_root / seqmodels_environment_hash)
 
@@ -295,15 +296,23 @@ def _visit_displaymath(self, node) -> None:
     from sphinx.locale import _
     from sphinx.util.math import get_node_equation_number
 
-    self.body.append(self.starttag(node, "div", CLASS="math notranslate nohighlight"))
-    if node["number"]:
-        self.body.append(f'<span class="eqno">({get_node_equation_number(self, node)})')
+    numbered = bool(node["number"])
+    self.body.append(self.starttag(node, "div", CLASS="math notranslate nohighlight"
+                                   + (" numbered" if numbered else "")))
+    if numbered:
+        number = get_node_equation_number(self, node)
+        self.body.append(f'<span class="eqno">({number})')
         self.add_permalink_ref(node, _("Link to this equation"))
         self.body.append("</span>")
     parts = [part for part in node.astext().split("\n\n") if part.strip()]
     latex = node.astext() if node.get("nowrap") or len(parts) == 1 else (
         r"\begin{align*}" + r"\\".join(parts) + r"\end{align*}")
-    self.body.append(_mathml(latex, "block") + "</div>\n")
+    # The formula sits in a box of its own that scrolls sideways when the formula is wider than the
+    # column (a phone), from the formula's start; it can take the keyboard's focus (tabindex), so a
+    # reader without a pointer can scroll it too, and says what it is to a screen reader.
+    label = f"Equation ({number})" if numbered else "Equation"
+    self.body.append(f'<div class="math-box" tabindex="0" role="group" aria-label="{label}">'
+                     + _mathml(latex, "block") + "</div></div>\n")
     raise nodes.SkipNode
 
 
@@ -515,6 +524,10 @@ def setup(app):
     app.add_node(nodes.citation, override=True, html=(_visit_citation, _depart_citation))
     app.add_node(HideCodeCellNode, override=True, html=(_visit_hidden_input, depart_HideCellInput))
     app.add_config_value("seqmodels_environment_hash", "", "env")
+    # This file writes part of every page (math, citations, hidden inputs, wide cells): an edit of it
+    # must rewrite every page, as an edit of a setting does. Sphinx compares settings, not code, so
+    # the file's own hash is one (changing it re-reads the sources; execution stays cached).
+    app.add_config_value("seqmodels_conf_hash", "", "env")
     app.connect("source-read", _stamp_code_dependencies)
     app.add_html_math_renderer("mathml", (_visit_math, None), (_visit_displaymath, None))
     app.connect("build-finished", _write_math_font)

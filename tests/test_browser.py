@@ -217,8 +217,21 @@ LAYOUT_JS = """async (allowScroll) => {
   document.head.appendChild(hide);
   const article = document.querySelector("article.bd-article") || document.querySelector("main");
   const root = document.documentElement;
-  const out = {pageScroll: root.scrollWidth - root.clientWidth, boxes: []};
+  const out = {pageScroll: root.scrollWidth - root.clientWidth, boxes: [], equations: []};
   if (!article) return out;
+  // every display equation: how much of its start is hidden, whether it overflows its box, and how
+  // far its middle is from the middle of the text column
+  const ap = getComputedStyle(article), ab = article.getBoundingClientRect();
+  const middle = (ab.left + parseFloat(ap.paddingLeft) + ab.right - parseFloat(ap.paddingRight)) / 2;
+  for (const d of article.querySelectorAll("div.math")) {
+    const box = d.querySelector(".math-box"), m = d.querySelector("math");
+    if (!box || !m) { out.equations.push({id: d.id, missing: true}); continue; }
+    const b = box.getBoundingClientRect(), r = m.getBoundingClientRect();
+    out.equations.push({id: d.id, hidden: Math.round(b.left - r.left) + box.scrollLeft,
+                        overflow: box.scrollWidth - box.clientWidth,
+                        offCentre: Math.round((r.left + r.right) / 2 - middle),
+                        focusable: box.tabIndex >= 0 && !!box.getAttribute("aria-label")});
+  }
   const right = article.getBoundingClientRect().right;
   // a full-width cell (layout.css) may use the margin too, up to the page's right padding
   const content = document.querySelector(".bd-content") || article;
@@ -234,7 +247,7 @@ LAYOUT_JS = """async (allowScroll) => {
     return `<${el.tagName.toLowerCase()}${cls ? "." + cls : ""}> in #${id || "?"}: "${text}"`;
   };
   // what may scroll sideways inside its own box at phone width: code, outputs, tables, equations
-  const SCROLLERS = "pre, div.highlight, div.cell_output, .pst-scrollable-table-container, div.math";
+  const SCROLLERS = "pre, div.highlight, div.cell_output, .pst-scrollable-table-container, div.math-box";
   const scrollerAbove = el => {
     for (let p = el.parentElement; p && p !== article; p = p.parentElement) if (scrolls(p) && p.matches(SCROLLERS)) return true;
     return false;
@@ -515,6 +528,26 @@ def test_nothing_is_wider_than_its_space(layouts, width):
 def test_no_page_scrolls_sideways(layouts, width):
     bad = {page: r["pageScroll"] for (name, page), r in layouts.items() if name == width and r["pageScroll"] > 0}
     assert not bad, f"at {WIDTHS[width]} px, pages that scroll sideways (px): {bad}"
+
+
+@pytest.mark.parametrize("width", sorted(WIDTHS))
+def test_every_equation_shows_its_start_and_is_centred_when_it_fits(layouts, width):
+    """A formula wider than its column scrolls from its start (none of it hidden on the left when
+    the page opens); one that fits sits in the middle of the text column, off it by at most half the
+    room its number takes (layout.css gives that room to a formula that needs it, and to every
+    formula on a phone), and its box takes the keyboard's focus."""
+    found = {page: r["equations"] for (name, page), r in layouts.items() if name == width}
+    assert sum(map(len, found.values())) >= 20, f"only {found} display equations seen: the check is blind"
+    hidden = {p: [e for e in eqs if e.get("missing") or e["hidden"] > 1] for p, eqs in found.items()}
+    assert not any(hidden.values()), f"at {WIDTHS[width]} px, equations whose start is hidden: {hidden}"
+    slack = 32 if width == "laptop" else 40  # px; the number's room is 3.5 em, at most 56 px here
+    off = {p: [e for e in eqs if e["overflow"] <= 1 and abs(e["offCentre"]) > slack] for p, eqs in found.items()}
+    assert not any(off.values()), f"at {WIDTHS[width]} px, equations that fit but are off centre: {off}"
+    blind = {p: [e["id"] for e in eqs if not e["focusable"]] for p, eqs in found.items()}
+    assert not any(blind.values()), f"equation boxes without tabindex and label: {blind}"
+    if width == "phone":
+        assert any(e["overflow"] > 50 for eqs in found.values() for e in eqs), \
+            "no equation overflows at phone width: the scroll check is blind"
 
 
 def test_the_layout_check_sees_what_it_must(server, browser):
