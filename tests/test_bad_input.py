@@ -87,6 +87,8 @@ NO_INPUT = {
     "pretrained.ModelFilesError": "exception raised when the model's files are missing or altered",
     "charlm.CharLMResult": "record returned by train_charlm",
     "agreement.AgreementResult": "record returned by agreement_experiment",
+    "cell_diagram.CellDrawing": "record returned by draw_lstm_cell and draw_gru_cell",
+    "cell_diagram.Node": "record of one node of a CellDrawing",
     "delay.ArmsResult": "record returned by arms_experiment",
     "delay.ArmsResult.final": "takes no arguments",
     "delay.ArmsResult.solved": "takes no arguments",

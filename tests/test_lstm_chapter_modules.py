@@ -166,10 +166,10 @@ def test_parameter_matched_rnn_is_within_five_percent_of_the_lstm():
 def test_cell_diagrams_draw_every_symbol():
     fig, (a, b) = plt.subplots(1, 2)
     lstm, gru = draw_lstm_cell(a), draw_gru_cell(b)
-    assert {"$f_t$", "$i_t$", "$g_t$", "$o_t$", "$c_t$", "$h_t$"} <= set(lstm)
-    assert {"$r_t$", "$z_t$", "$n_t$", "$h_t$"} <= set(gru)
-    texts = {t.get_text() for t in a.texts}
-    assert set(lstm) <= texts
+    assert {"$f_t$", "$i_t$", "$g_t$", "$o_t$", "$c_t$", "$h_t$"} <= set(lstm.labels)
+    assert {"$r_t$", "$z_t$", "$n_t$", "$h_t$"} <= set(gru.labels)
+    assert set(lstm.labels) <= {t.get_text() for t in a.texts}
+    assert set(gru.labels) <= {t.get_text() for t in b.texts}
     plt.close(fig)
     with pytest.raises(ValueError, match="ax must be a matplotlib Axes"):
         draw_lstm_cell("not an axes")
