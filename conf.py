@@ -264,7 +264,7 @@ _prepare_cache()
 # (with the variants and pieces its stretchy brackets need) and renamed "Book Math", so every reader
 # sees the same glyphs.
 html_math_renderer = "mathml"
-_MATH_FONT = "book-math.woff"
+_MATH_FONT = "book-math.woff2"
 _MATH_FAMILY = "Book Math"
 
 
@@ -332,7 +332,7 @@ def _write_math_font(app, exception) -> None:
         for formula in re.findall(r"<math\b.*?</math>", page.read_text(encoding="utf-8"), re.S):
             chars |= set(html.unescape(re.sub(r"<[^>]+>", "", formula)))
     options = subset.Options()
-    options.flavor = "woff"
+    options.flavor = "woff2"
     options.layout_features = ["*"]
     options.name_IDs = ["*"]
     font = TTFont(source, recalcTimestamp=False)  # the source's date: two builds write the same bytes
@@ -348,8 +348,66 @@ def _write_math_font(app, exception) -> None:
             record.string = names[record.nameID]
     dest = Path(app.outdir) / "_static" / _MATH_FONT
     dest.parent.mkdir(parents=True, exist_ok=True)
-    font.flavor = "woff"
+    font.flavor = "woff2"
     font.save(dest, reorderTables=True)
+
+
+# The theme's icon font (Font Awesome Free, solid; SIL OFL 1.1) holds about 2,000 icons, 115 kB as
+# WOFF2, loaded by every page for the dozen it shows. The copy in the built site is cut down to
+# the icons the site can show: those named by a class (``fa-bars``) in a page or a script, through
+# the theme's table of classes to characters, and every private-use character that a stylesheet
+# puts on the page itself (the theme's admonition and breadcrumb icons, the book theme's chevron).
+_ICON_FONTS = ("fa-solid-900.woff2", "fa-regular-400.woff2")
+
+
+def _icon_codepoints(static: Path, pages) -> set[int]:
+    css = "".join(p.read_text(encoding="utf-8") for p in sorted(static.rglob("*.css")))
+    table = {}
+    entry = r"([^{}]+)\{--fa:\"([^\"]+)\"(?:;--fa--fa:\"[^\"]+\")?\}"  # .fa-a,.fa-b{--fa:"\f002"}
+    for selectors, value in re.findall(entry, css):
+        chars = {int(code, 16) for code in re.findall(r"\\([0-9a-fA-F]{2,6}) ?", value)} | {
+            ord(c) for c in re.sub(r"\\[0-9a-fA-F]{2,6} ?", "", value)}
+        for name in re.findall(r"\.fa-([a-z0-9-]+)$", "\n".join(s.strip() for s in selectors.split(",")), re.M):
+            table[name] = chars
+    # the table's own entries aside, what the stylesheets write as private-use characters
+    rest = re.sub(entry, "", css)
+    codes = {ord(c) for c in rest if 0xE000 <= ord(c) <= 0xF8FF}
+    codes |= {int(c, 16) for c in re.findall(r"\\([eEfF][0-9a-fA-F]{3})\b", rest)}
+    texts = [p.read_text(encoding="utf-8") for p in pages]
+    texts += [p.read_text(encoding="utf-8") for p in sorted(static.rglob("*.js")) if p.name != "fontawesome.js"]
+    for text in texts:
+        for name in set(re.findall(r"\bfa-([a-z0-9-]+)", text)):
+            codes |= table.get(name, set())
+    return codes
+
+
+def _subset_icon_fonts(app, exception) -> None:
+    """``build-finished``: the theme's icon fonts in the built site, cut down to the icons the site
+    uses (``_icon_codepoints``); the source fonts in the theme's package are not touched."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    out = Path(app.outdir)
+    static = out / "_static"
+    codes = _icon_codepoints(static, sorted(out.rglob("*.html")))
+    theme = Path(metadata.distribution("pydata-sphinx-theme").locate_file("pydata_sphinx_theme"))
+    for name in _ICON_FONTS:
+        dest = next(static.rglob(name), None)
+        source = next(theme.rglob(name), None)
+        if dest is None or source is None:
+            continue
+        font = TTFont(source, recalcTimestamp=False)
+        options = subset.Options()
+        options.flavor = "woff2"
+        options.layout_features = ["*"]
+        options.name_IDs = ["*"]
+        options.notdef_outline = True
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(unicodes=sorted(c for c in codes if c in font.getBestCmap()))
+        subsetter.subset(font)
+        font.save(dest, reorderTables=True)
 
 
 # --- Bibliography -------------------------------------------------------------------------------
@@ -531,6 +589,7 @@ def setup(app):
     app.connect("source-read", _stamp_code_dependencies)
     app.add_html_math_renderer("mathml", (_visit_math, None), (_visit_displaymath, None))
     app.connect("build-finished", _write_math_font)
+    app.connect("build-finished", _subset_icon_fonts)
     app.connect("doctree-resolved", _widen_long_cells)
     app.connect("doctree-resolved", _status_marks)
     # Before the theme's own handler (priority 501) builds the download menu.

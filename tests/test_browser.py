@@ -730,3 +730,27 @@ def test_without_javascript_the_default_figure_shows_alone(site, server, browser
             assert all(b["img"] > 0 and not b["control"] for b in bare), (page_name, bare)
     finally:
         context.close()
+
+
+# --- Page weight: every page with everything it loads ---------------------------------------------
+#: What a page may weigh with every file it loads (raw bytes, before any compression): the
+#: README's target, measured by the same function as ``make bench``.
+PAGE_BUDGET_BYTES = 1_500_000
+
+
+def test_every_page_fits_the_weight_budget(site):
+    import importlib.util
+
+    path = Path(__file__).resolve().parent / "bench" / "run.py"
+    spec = importlib.util.spec_from_file_location("bench_run", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    chromium()  # skips (or fails with CI=true) without a browser, as the other tests here do
+    # in a thread of its own: page_weight starts its own Playwright, which cannot share a thread
+    # with the session's (the browser fixture's) running one
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        rows = pool.submit(bench.page_weight, site).result()
+    weights = {r["page"]: r["total_bytes"] for r in rows}
+    assert "lstm.html" in weights and weights["lstm.html"] > 300_000, f"the measurement is blind: {weights}"
+    heavy = {page: f"{b / 1e6:.2f} MB" for page, b in weights.items() if b > PAGE_BUDGET_BYTES}
+    assert not heavy, f"pages over the {PAGE_BUDGET_BYTES / 1e6:.1f} MB budget with what they load: {heavy}"

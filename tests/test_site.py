@@ -84,9 +84,36 @@ def test_math_is_mathml_in_a_font_the_site_serves(site):
     formulas = soup.select(".math")
     assert formulas and all(f.find("math") is not None for f in formulas), "a formula is not MathML"
     css = (site / "_static" / "layout.css").read_text()
-    assert 'url("book-math.woff")' in css
-    font = site / "_static" / "book-math.woff"
+    assert 'url("book-math.woff2") format("woff2")' in css
+    font = site / "_static" / "book-math.woff2"
     assert font.is_file() and 10_000 < font.stat().st_size < 200_000, "the math font subset is missing or not a subset"
+    assert font.read_bytes()[:4] == b"wOF2", "the math font is not WOFF2"
+
+
+#: The icons the site shows (Font Awesome 7 solid): the search button, the menu and contents
+#: toggles, the light/dark/auto switch, back to top, the download menu, the folded contents' chevron.
+SHOWN_ICONS = {"magnifying-glass": 0xF002, "bars": 0xF0C9, "list": 0xF03A, "sun": 0xF185, "moon": 0xF186,
+               "circle-half-stroke": 0xF042, "arrow-up": 0xF062, "download": 0xF019, "angle-down": 0xF107}
+
+
+def test_icon_font_is_cut_down_to_the_icons_shown(site):
+    """conf.py subsets the theme's 115 kB icon font; every icon the site shows must survive that."""
+    from fontTools.ttLib import TTFont
+
+    font_file = next(site.glob("_static/vendor/fontawesome/webfonts/fa-solid-900.woff2"))
+    assert font_file.stat().st_size < 20_000, f"icon font not subset: {font_file.stat().st_size} bytes"
+    cmap = TTFont(font_file).getBestCmap()
+    missing = {name: hex(code) for name, code in SHOWN_ICONS.items() if code not in cmap}
+    assert not missing, f"icons the site shows that the subset lost: {missing}"
+    used = set(re.findall(r"\bfa-(magnifying-glass|bars|list|sun|moon|circle-half-stroke|arrow-up|download)\b",
+                          (site / "rnn.html").read_text()))
+    assert used == set(SHOWN_ICONS) - {"angle-down"}, f"the page shows other icons than listed: {used}"
+
+
+def test_search_index_loads_on_the_search_page_only(site):
+    for page in ("rnn.html", "lstm.html", "index.html"):
+        assert "searchindex.js" not in (site / page).read_text(), f"{page} loads the search index"
+    assert "searchindex.js" in (site / "search.html").read_text()
 
 
 # The figures each issue asked for, by name; every figure of the book is checked below as well.
