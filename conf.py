@@ -279,7 +279,23 @@ def _mathml(latex: str, display: str) -> str:
         raise ValueError(f"latex2mathml cannot convert {latex!r}: {err}") from err
     if re.search(r">[^<]*\\[A-Za-z]", markup) or "<mi>&</mi>" in markup:
         raise ValueError(f"latex2mathml left a TeX command unconverted in {latex!r}: {markup[:200]}")
-    return markup
+    return _function_spacing(markup)
+
+
+#: TeX's thin space (3 mu) around a function name such as log or tanh: latex2mathml writes \log as
+#: a plain <mi>log</mi>, which MathML sets with no space, so "\log p" read "logp".
+_THIN = '<mspace width="0.1667em"></mspace>'
+_FUNCTION = r"<mi>(?:log|ln|exp|tanh|sinh|cosh|sin|cos|tan|det|dim|ker|deg|arg|lim|sup|inf|max|min)</mi>"
+_OPEN = r'<mo stretchy="false">&#x000(?:28|5B);</mo>'  # ( and [: no space before them, as in TeX
+
+
+def _function_spacing(markup: str) -> str:
+    """A thin space after a function name unless an opening bracket follows (TeX's Op-Open pair has
+    none), and before it after a symbol, number or closing bracket (Ord-Op and Close-Op have one).
+    ``tests/test_site.py`` checks the written pages."""
+    markup = re.sub(f"({_FUNCTION})(?!{_OPEN}|</)", r"\1" + _THIN, markup)
+    return re.sub(r"(</mi>|</mn>|</msub>|</msup>|&#x00029;</mo>|&#x0005D;</mo>)(" + _FUNCTION + ")",
+                  r"\1" + _THIN + r"\2", markup)
 
 
 def _visit_math(self, node) -> None:

@@ -90,6 +90,20 @@ def test_math_is_mathml_in_a_font_the_site_serves(site):
     assert font.read_bytes()[:4] == b"wOF2", "the math font is not WOFF2"
 
 
+def test_function_names_in_formulas_keep_their_space(site):
+    """"\\log p" reads "log p", not "logp"; "\\log(x)" keeps no space before its bracket (conf.py,
+    ``_function_spacing``)."""
+    fn = r"<mi>(?:log|exp|tanh)</mi>"
+    pages = {p.name: p.read_text(encoding="utf-8") for p in site.glob("*.html")}
+    spaced = sum(len(re.findall(fn + r"<mspace", t)) for t in pages.values())
+    assert spaced >= 5, f"only {spaced} function names followed by a thin space: the check is blind"
+    glued = {n: re.findall(fn + r"<m[in]>[^<]*</m[in]>", t)[:3] for n, t in pages.items()}
+    assert not any(glued.values()), f"function names set against what follows: {glued}"
+    before_bracket = {n: len(re.findall(fn + r'<mspace[^>]*></mspace><mo stretchy="false">&#x00028;', t))
+                      for n, t in pages.items()}
+    assert not any(before_bracket.values()), f"a thin space before an opening bracket: {before_bracket}"
+
+
 #: The icons the site shows (Font Awesome 7 solid): the search button, the menu and contents
 #: toggles, the light/dark/auto switch, back to top, the download menu, the folded contents' chevron.
 SHOWN_ICONS = {"magnifying-glass": 0xF002, "bars": 0xF0C9, "list": 0xF03A, "sun": 0xF185, "moon": 0xF186,
