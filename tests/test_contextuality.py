@@ -95,7 +95,9 @@ def test_rescaling_is_centring_when_every_vector_is_a_shared_vector_plus_a_part_
     raw = float(_unit(x1) @ _unit(x2))
     c1, c2 = correct_vectors(np.stack([x1, x2]), reference, "centre")
     assert adjust_similarity(raw, b, "rescale") == pytest.approx(float(_unit(c1) @ _unit(c2)), abs=1e-12)
-    assert abs(adjust_similarity(raw, b, "subtract") - float(_unit(c1) @ _unit(c2))) > 0.1
+    # ... and subtracting the baseline gives (1 - b) times the centred cosine.
+    assert adjust_similarity(raw, b, "subtract") == pytest.approx((1 - b) * float(_unit(c1) @ _unit(c2)),
+                                                                  abs=1e-12)
 
 
 def test_bootstrap_interval():
