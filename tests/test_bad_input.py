@@ -35,6 +35,7 @@ from seqmodels import (attention, birnn, blocks, capacity, charlm, comparison, c
                        projection, rnn, senses, serving, timing, train, vectors, word2vec)
 from seqmodels import bilm, bilm_train, elmo  # noqa: E402
 from seqmodels import ablation, agreement, cell_diagram, gru, recurrent, stacked  # noqa: E402
+from seqmodels import contextuality  # noqa: E402
 
 NAN, INF = float("nan"), float("inf")
 TIME_LIMIT = 30  # seconds per case; every case should fail in well under one
@@ -769,6 +770,54 @@ case("corpus.wikipedia_sentences", "min_words 0", "min_words", lambda: corpus.wi
 case("corpus.wikipedia_sentences", "max_words 2.5", "max_words", lambda: corpus.wikipedia_sentences(3, 2.5))
 case("corpus.wikipedia_sentences", "min_words above max_words", "min_words",
      lambda: corpus.wikipedia_sentences(9, 8))
+
+# contextuality
+U3 = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+case("contextuality.cosine_contributions", "V of another shape", "V",
+     lambda: contextuality.cosine_contributions(U3, U3[:2]))
+case("contextuality.cosine_contributions", "a zero row in U", "U",
+     lambda: contextuality.cosine_contributions(np.zeros((3, 2)), U3))
+case("contextuality.cosine_contributions", "NaN in V", "V",
+     lambda: contextuality.cosine_contributions(U3, np.full((3, 2), NAN)))
+case("contextuality.cosine_contributions", "1-D U", "U", lambda: contextuality.cosine_contributions(U3[0], U3[0]))
+case("contextuality.top_share", "k beyond d", "k", lambda: contextuality.top_share(np.ones(2), k=3))
+case("contextuality.top_share", "k 0", "k", lambda: contextuality.top_share(np.ones(2), k=0))
+case("contextuality.top_share", "a total of 0", "contributions",
+     lambda: contextuality.top_share(np.array([0.5, -0.5, 0.0])))
+case("contextuality.top_share", "empty", "contributions", lambda: contextuality.top_share(np.zeros(0)))
+case("contextuality.adjust_similarity", "method unknown", "method",
+     lambda: contextuality.adjust_similarity(0.5, 0.1, "divide"))
+case("contextuality.adjust_similarity", "baseline 1 when rescaling", "baseline",
+     lambda: contextuality.adjust_similarity(0.5, 1.0, "rescale"))
+case("contextuality.adjust_similarity", "a cosine of 2", "similarity",
+     lambda: contextuality.adjust_similarity(2.0, 0.1, "subtract"))
+case("contextuality.adjust_similarity", "NaN baseline", "baseline",
+     lambda: contextuality.adjust_similarity(0.5, NAN, "subtract"))
+case("contextuality.adjust_similarity", "shapes that do not broadcast", "baseline",
+     lambda: contextuality.adjust_similarity(np.zeros(3), np.zeros(2), "subtract"))
+case("contextuality.correct_vectors", "method unknown", "method",
+     lambda: contextuality.correct_vectors(U3, U3, "whiten"))
+case("contextuality.correct_vectors", "one reference vector", "reference",
+     lambda: contextuality.correct_vectors(U3, U3[:1], "centre"))
+case("contextuality.correct_vectors", "reference of another width", "reference",
+     lambda: contextuality.correct_vectors(U3, np.ones((3, 3)), "centre"))
+case("contextuality.correct_vectors", "constant reference", "reference",
+     lambda: contextuality.correct_vectors(U3, np.ones((3, 2)), "standardise"))
+case("contextuality.correct_vectors", "3-D reference, X of another L", "X",
+     lambda: contextuality.correct_vectors(np.ones((2, 3, 2)), np.ones((3, 4, 2)), "centre"))
+case("contextuality.correct_vectors", "rtol 1", "rtol", lambda: contextuality.correct_vectors(U3, U3, "centre", rtol=1.0))
+case("contextuality.correct_vectors", "inf in X", "X",
+     lambda: contextuality.correct_vectors(np.full((1, 2), INF), U3, "centre"))
+case("contextuality.bootstrap_mean_interval", "one row", "values",
+     lambda: contextuality.bootstrap_mean_interval(np.ones((1, 3))))
+case("contextuality.bootstrap_mean_interval", "level 1", "level",
+     lambda: contextuality.bootstrap_mean_interval(np.ones(4), level=1.0))
+case("contextuality.bootstrap_mean_interval", "n_resamples 10", "n_resamples",
+     lambda: contextuality.bootstrap_mean_interval(np.ones(4), n_resamples=10))
+case("contextuality.bootstrap_mean_interval", "seed a string", "seed",
+     lambda: contextuality.bootstrap_mean_interval(np.ones(4), seed="zero"))
+case("contextuality.bootstrap_mean_interval", "NaN values", "values",
+     lambda: contextuality.bootstrap_mean_interval(np.array([1.0, NAN])))
 
 # pretrained (the model is loaded once, lazily, by the cases that need it)
 CFG = dict(vocab=30, d_model=8, n_layers=1, n_heads=2, d_ff=16, max_positions=6, n_types=2, eps=1e-12)
