@@ -93,7 +93,8 @@ def test_math_is_mathml_in_a_font_the_site_serves(site):
 REQUIRED_FIGURES = {
     "embeddings": ["fig-sgns-loss", "fig-glove-geometry"],
     "rnn": ["fig-rnn-shapes", "fig-rnn-trajectories", "fig-rnn-unrolled", "fig-rnn-gradient-decay", "fig-rnn-lm-loss"],
-    "lstm": ["fig-lstm-cell", "fig-gru-cell", "fig-lstm-gates", "fig-lstm-highway", "fig-lstm-delay", "fig-lstm-agreement"],
+    "lstm": ["fig-lstm-cell", "fig-gru-cell", "fig-lstm-gates", "fig-lstm-highway", "fig-lstm-delay", "fig-lstm-agreement",
+             "fig-lstm-agreement-before"],
     "bidirectional": ["fig-bidir-bank"],
     "bottlenecks": ["fig-sequential-time", "fig-gradient-distance", "fig-state-probe", "fig-attention-depth"],
     "production": ["fig-kv-step", "fig-prefill-decode", "fig-decode-bytes", "fig-intensity-context", "fig-kv-memory"],
