@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -1355,6 +1356,41 @@ case("agreement.solve_set", "attractors negative", "attractors",
      lambda: agreement.solve_set(agreement.AgreementTask(), (1, 3), attractors=(0, -1)))
 case("agreement.agreement_experiment", "solve_attractors 1.5", "solve_attractors",
      lambda: agreement.agreement_experiment([_ARM], [2], stop_when_solved=True, solve_attractors=(1.5,)))
+case("agreement.AgreementTask.sample", "before above prefix", "before",
+     lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 2, 3, attractors=1, prefix=2, before=3))
+case("agreement.AgreementTask.sample", "before negative", "before",
+     lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 2, 3, attractors=1, before=-1))
+case("agreement.AgreementTask.sample", "before without attractors", "attractors",
+     lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 2, 3, before=1))
+case("agreement.AgreementTask.sample", "prefix_nouns unknown", "prefix_nouns",
+     lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 2, 3, attractors=1, prefix_nouns="plural"))
+case("agreement.AgreementTask.sample", "prefix_nouns without attractors", "prefix_nouns",
+     lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 2, 3, prefix_nouns="either"))
+case("agreement.agreement_experiment", "n_test 0", "n_test", lambda: agreement.agreement_experiment([_ARM], [2], n_test=0))
+
+
+@functools.lru_cache(maxsize=1)
+def _agreement_result():
+    """A result with trained models (one update), for its test method."""
+    return agreement.agreement_experiment([_ARM], [2], attractors=(0,), seeds=(0,), config=train.TrainConfig(steps=1),
+                                          n_test=4, task=agreement.AgreementTask(max_prefix=2), train_distances=(1, 2))
+
+
+case("agreement.AgreementResult.test", "a result without trained models", "runs",
+     lambda: dataclasses.replace(_agreement_result(), runs=None).test())
+case("agreement.AgreementResult.test", "negative distance", "distances", lambda: _agreement_result().test([-1]))
+case("agreement.AgreementResult.test", "attractors 1.5", "attractors", lambda: _agreement_result().test(attractors=[1.5]))
+case("agreement.AgreementResult.test", "prefix above max_prefix", "prefix", lambda: _agreement_result().test(prefix=3))
+case("agreement.AgreementResult.test", "prefix an empty list", "prefix", lambda: _agreement_result().test(prefix=[]))
+case("agreement.AgreementResult.test", "prefix a string", "prefix", lambda: _agreement_result().test(prefix="all"))
+case("agreement.AgreementResult.test", "before above a prefix among them", "before",
+     lambda: _agreement_result().test(prefix=[0, 2], before=1))
+case("agreement.AgreementResult.test", "prefix_nouns unknown", "prefix_nouns",
+     lambda: _agreement_result().test(prefix_nouns="mixed"))
+case("agreement.AgreementResult.test", "n_test 0", "n_test", lambda: _agreement_result().test(n_test=0))
+case("agreement.AgreementResult.test", "n_test below the prefix lengths", "n_test",
+     lambda: _agreement_result().test(prefix=[0, 1, 2], n_test=2))
+case("agreement.AgreementResult.test", "negative seed", "seed", lambda: _agreement_result().test(seed=-1))
 case("senses.make_distant_corpus", "held_out 0", "held_out", lambda: senses.make_distant_corpus(held_out=0))
 case("senses.make_distant_corpus", "per_pair 0", "per_pair", lambda: senses.make_distant_corpus(per_pair=0))
 case("cell_diagram.draw_lstm_cell", "ax None", "ax", lambda: cell_diagram.draw_lstm_cell(None))

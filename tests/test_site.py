@@ -134,7 +134,8 @@ def test_search_index_loads_on_the_search_page_only(site):
 REQUIRED_FIGURES = {
     "embeddings": ["fig-sgns-loss", "fig-glove-geometry"],
     "rnn": ["fig-rnn-shapes", "fig-rnn-trajectories", "fig-rnn-unrolled", "fig-rnn-gradient-decay", "fig-rnn-lm-loss"],
-    "lstm": ["fig-lstm-cell", "fig-gru-cell", "fig-lstm-gates", "fig-lstm-highway", "fig-lstm-delay", "fig-lstm-agreement"],
+    "lstm": ["fig-lstm-cell", "fig-gru-cell", "fig-lstm-gates", "fig-lstm-highway", "fig-lstm-delay", "fig-lstm-agreement",
+             "fig-lstm-agreement-before"],
     "bidirectional": ["fig-bidir-bank"],
     "bottlenecks": ["fig-sequential-time", "fig-gradient-distance", "fig-state-probe", "fig-attention-depth"],
     "production": ["fig-kv-step", "fig-prefill-decode", "fig-decode-bytes", "fig-intensity-context", "fig-kv-memory"],
