@@ -599,6 +599,14 @@ case("probe.linear_probe_accuracies", "X_test of another count", "X_test",
      lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML[:1], [0, 1, 0, 1]))
 case("probe.linear_probe_accuracies", "lr 0", "lr",
      lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML, [0, 1, 0, 1], lr=0.0))
+case("probe.linear_probe_accuracies", "4-D X_test of another count", "X_test",
+     lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML[None, :1], [0, 1, 0, 1]))
+case("probe.linear_probe_accuracies", "4-D X_test with no samples", "X_test",
+     lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML[None][:0], [0, 1, 0, 1]))
+case("probe.linear_probe_accuracies", "4-D X_test, y_test of another length", "y_test",
+     lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML[None], [0, 1, 0]))
+case("probe.linear_probe_accuracies", "5-D X_test", "X_test",
+     lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML[None, None], [0, 1, 0, 1]))
 case("probe.scalar_mix_loss_and_grads", "negative mix_penalty", "mix_penalty",
      lambda: probe.scalar_mix_loss_and_grads(_MP, _ML, [0, 1, 0, 1], mix_penalty=-1.0))
 case("probe.scalar_mix_probe", "mix_penalty NaN", "mix_penalty",
