@@ -170,6 +170,54 @@ def test_glued_numbers_were_rendered(site):
     assert not re.search(r"\{glue:?\w*\}", body), "a glue role was not resolved"
 
 
+#: Chapters not yet checked for printed Python reprs: other work is replacing theirs with tables and
+#: formatted numbers (issue 28, item 5); empty this set once that work has been merged.
+NOT_YET = {"lstm.html", "pretrained.html", "bidirectional.html"}
+NUMPY_REPR = re.compile(r"\bnp\.(?:float|int)(?:32|64)\(")
+DICT_START = re.compile(r"\{\s*['\"(\d-]")  # a dict literal's first key: a string, tuple or number
+
+
+def python_reprs(text: str) -> list[str]:
+    """What in a printed output is Python's repr, not text for a reader: numpy scalar reprs, and dict
+    literals that span more than one line (pprint's layout of a long dict)."""
+    found = [m.group() for m in NUMPY_REPR.finditer(text)]
+    for m in DICT_START.finditer(text):
+        depth = 0
+        for end in range(m.start(), len(text)):
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            if depth == 0:
+                break
+        literal = text[m.start():end + 1]
+        if "\n" in literal and ":" in literal:
+            found.append(literal.split("\n")[0] + " ...")
+    return found
+
+
+def test_repr_scanner_catches_numpy_scalars_and_long_dicts():
+    assert python_reprs("(np.float64(0.2099762540625953), np.int64(3))") == ["np.float64(", "np.int64("]
+    assert python_reprs("{('RNN', 8): 1.98,\n ('RNN', 16): 3.26}") == ["{('RNN', 8): 1.98, ..."]
+    assert len(python_reprs("({'full': (0.3, 2.7),\n  'cell path only': {'a': 1}})")) == 1
+    assert python_reprs("{'kitten': 0.64, 'carburetor': -0.05}\nsteps 1075, {x} in prose\n") == []
+
+
+def chapter_pages() -> list[str]:
+    from conftest import BOOK
+
+    return sorted(f"{p.stem}.html" for p in BOOK.glob("*.md") if "{code-cell}" in p.read_text())
+
+
+@pytest.mark.parametrize("page", chapter_pages())
+def test_printed_outputs_are_numbers_and_tables_not_python_reprs(site, page):
+    """What a cell prints is for a reader: a number formatted, rows as a Table (seqmodels.tables, shown
+    as an HTML table), never np.float64(...) or a dict laid out as Python over several lines."""
+    if page in NOT_YET:
+        pytest.skip(f"{page}: its outputs are being replaced by other work (NOT_YET)")
+    soup = BeautifulSoup((site / page).read_text(), "html.parser")
+    outputs = [pre.get_text() for pre in soup.select("div.cell_output pre")]
+    bad = sorted({(k, hit) for k, text in enumerate(outputs) for hit in python_reprs(text)})
+    assert not bad, f"{page}: printed outputs that show Python reprs (output number, start): {bad}"
+
+
 def test_status_page_marks_each_run_in_words_not_emoji(site):
     """myst-nb's ✅/❌ show as empty boxes without an emoji font; conf.py writes words instead."""
     from conftest import BOOK
