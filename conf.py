@@ -438,7 +438,8 @@ html_static_path: list[str] = ["book/_static"]
 html_css_files = ["a11y.css",  # accessibility fixes of the theme's colours (see the file)
                   "layout.css",  # nothing wider than its space, at any width (see the file)
                   "explore.css"]  # figures with a slider or menu (seqmodels.explore)
-html_js_files = ["explore.js"]  # a few lines that switch an explorable figure's state; no library
+html_js_files = ["explore.js",  # a few lines that switch an explorable figure's state; no library
+                 "toc.js"]  # folds the contents list while a full-width cell is on screen
 html_last_updated_fmt = None  # no build date on pages: two builds must give the same bytes
 html_copy_source = True
 html_context = {"default_mode": "auto"}  # a first visit must not log "invalid theme mode"

@@ -46,6 +46,8 @@ VIEWPORT = {"width": 1280, "height": 900}
 TIMEOUT_MS = 30_000
 #: axe-core impact levels that fail the build: every one.
 FAILING_IMPACTS = ("minor", "moderate", "serious", "critical")
+#: The chapters (pages with executed cells and figures).
+REQUIRED_FIGURE_PAGES = ("embeddings", "rnn", "lstm", "bidirectional", "bottlenecks", "production", "pretrained")
 #: Pages every build has, and a word that always leads to one of them in search.
 ALWAYS = {"recurrent": "rnn.html"}
 #: A word whose chapter the search must find once that chapter exists.
@@ -730,6 +732,74 @@ def test_without_javascript_the_default_figure_shows_alone(site, server, browser
             assert all(b["img"] > 0 and not b["control"] for b in bare), (page_name, bare)
     finally:
         context.close()
+
+
+# --- The contents list never covers a wide cell --------------------------------------------------
+#: At each scroll position (steps of half a screen): the parts of full-width cells that the page's
+#: contents list covers below the article's sticky header (which covers everything under it).
+COVERED_JS = """async (unfold) => {
+  if (unfold) {  // for the check of the check: the list as if nothing ever folded it
+    const s = document.createElement("style");
+    s.textContent = ".bd-sidebar-secondary.hide:not(:hover) { max-height: none !important; }" +
+                    ".bd-sidebar-secondary.hide:not(:hover) nav.page-toc { opacity: 1 !important; }";
+    document.head.appendChild(s);
+  }
+  const toc = document.querySelector("div.bd-sidebar-secondary");
+  const wide = Array.from(document.querySelectorAll("article .full-width"));
+  const out = {positions: 0, covered: [], wide: wide.length};
+  if (!toc || !wide.length) return out;
+  const header = document.querySelector(".bd-header-article");
+  const step = window.innerHeight / 2;
+  const end = document.documentElement.scrollHeight - window.innerHeight;
+  for (let y = 0; y <= end + step; y += step) {
+    window.scrollTo(0, Math.min(y, end));
+    await new Promise(r => setTimeout(r, 120));  // the observers call back after a frame
+    out.positions += 1;
+    const top = header ? header.getBoundingClientRect().bottom : 0;
+    const t = toc.getBoundingClientRect();
+    const tocBottom = Math.min(t.bottom, toc.querySelector("nav.page-toc") && getComputedStyle(
+      toc.querySelector("nav.page-toc")).opacity === "0" ? t.top + 48 : t.bottom);
+    for (const el of wide) {
+      const r = el.getBoundingClientRect();
+      const x = Math.min(r.right, t.right) - Math.max(r.left, t.left);
+      const h = Math.min(r.bottom, tocBottom, window.innerHeight) - Math.max(r.top, t.top, top);
+      if (x > 0 && h > 0) out.covered.push({y: Math.round(window.scrollY), cell: el.id || el.className.slice(0, 40), px: Math.round(h)});
+    }
+  }
+  return out;
+}"""
+
+
+def covered_cells(browser, server: str, page_name: str, unfold: bool = False) -> dict:
+    log = [Visit(page_name, "light")]
+    context = new_context(browser, server, "light", log)
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    page.set_viewport_size({"width": WIDTHS["laptop"], "height": VIEWPORT["height"]})
+    try:
+        page.goto(f"{server}/{page_name}", wait_until="load", timeout=TIMEOUT_MS)
+        page.evaluate(IMAGES_JS)
+        return page.evaluate(COVERED_JS, unfold)
+    finally:
+        context.close()
+
+
+def test_the_contents_list_never_covers_a_wide_cell(site, server):
+    """At 1280 px, scrolled through every chapter in steps of half a screen, no full-width cell has
+    any part under the unfolded contents list (toc.js folds it while such a cell is on screen); and
+    the check sees the covering when the list is kept unfolded."""
+    chapters = [p for p in pages_of(site) if p in {f"{n}.html" for n in REQUIRED_FIGURE_PAGES}]
+
+    def measure(browser, names):
+        return {name: covered_cells(browser, server, name) for name in names}
+
+    halves = [chapters[0::2], chapters[1::2]]
+    found = {k: v for part in side_by_side(measure, halves) for k, v in part.items()}
+    assert sum(r["wide"] for r in found.values()) >= 50, f"few wide cells found: the check is blind: {found}"
+    bad = {name: r["covered"][:5] for name, r in found.items() if r["covered"]}
+    assert not bad, f"wide cells under the contents list (page: [scroll y, cell, px]): {bad}"
+    blind = side_by_side(lambda browser, _: covered_cells(browser, server, "rnn.html", unfold=True), [0])[0]
+    assert blind["covered"], "with the list kept unfolded, no covered cell was seen: the check is blind"
 
 
 # --- Page weight: every page with everything it loads ---------------------------------------------
