@@ -438,6 +438,9 @@ html_static_path: list[str] = ["book/_static"]
 html_css_files = ["a11y.css",  # accessibility fixes of the theme's colours (see the file)
                   "layout.css",  # nothing wider than its space, at any width (see the file)
                   "explore.css"]  # figures with a slider or menu (seqmodels.explore)
+# The book theme's sidebar without its own search field: the header has one at every width (two
+# fields, one above the other, at a laptop's width).
+html_sidebars = {"**": ["navbar-logo.html", "icon-links.html", "sbt-sidebar-nav.html"]}
 html_js_files = ["explore.js",  # a few lines that switch an explorable figure's state; no library
                  "toc.js"]  # folds the contents list while a full-width cell is on screen
 html_last_updated_fmt = None  # no build date on pages: two builds must give the same bytes

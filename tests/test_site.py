@@ -228,3 +228,10 @@ def test_status_page_marks_each_run_in_words_not_emoji(site):
     assert marks == ["succeeded"] * len(executed), marks
     emoji = re.compile("[\N{WHITE HEAVY CHECK MARK}\N{CROSS MARK}\U0001F300-\U0001FAFF]")
     assert not emoji.search(soup.get_text()), "an emoji is left on the status page"
+
+
+def test_one_search_field_per_page(site):
+    """The header's search field only: the sidebar had a second one, just below it at 1280 px."""
+    soup = BeautifulSoup((site / "rnn.html").read_text(), "html.parser")
+    assert soup.select("header .search-button-field"), "no search field in the header"
+    assert not soup.select(".bd-sidebar-primary .search-button-field"), "a second search field in the sidebar"
