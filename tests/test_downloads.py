@@ -84,5 +84,46 @@ def test_downloaded_notebook_runs_again_with_the_same_results(site, name, tmp_pa
     assert text_outputs(fresh) == shown, f"{name}.ipynb printed something else when run again"
 
 
+@pytest.mark.parametrize("name", EXECUTED_PAGES)
+def test_downloaded_notebook_says_how_to_run_it_and_shows_numbers_not_roles(site, name):
+    """Its first cell gives the install line (the package with its ``book`` extra, which names
+    everything the notebook imports that is not in the package's own dependencies), and its text
+    shows the values the page shows where the source has ``{glue:text}`` roles."""
+    nb = downloaded_notebook(site, name)
+    first = nb.cells[0]
+    assert first.cell_type == "markdown" and 'pip install "./code[book]"' in first.source, first.source[:300]
+    left = [c.source[:80] for c in nb.cells if c.cell_type == "markdown" and "{glue:" in c.source]
+    assert not left, f"{name}.ipynb still shows glue roles: {left}"
+    page = BeautifulSoup((site / f"{name}.html").read_text(), "html.parser")
+    pasted = [t.get_text() for t in page.select("span.pasted-text")]
+    assert pasted or name == "status", f"{name}.html shows no glued value: the check is blind"
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    plain = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})  # the page's smart quotes
+    missing = [v for v in pasted if v.translate(plain) not in text.translate(plain)]
+    assert not missing, f"values {name}.html shows that its notebook's text lacks: {missing[:5]}"
+
+
+def test_the_book_extra_names_what_the_notebooks_import():
+    """Every top-level module a chapter imports is the standard library's, seqmodels', a dependency
+    of seqmodels, or in its ``book`` extra (by the import names of those distributions)."""
+    import sys
+    import tomllib
+    from importlib.metadata import packages_distributions
+
+    project = tomllib.loads((BOOK.parent / "code" / "pyproject.toml").read_text())["project"]
+    wanted = {re.split(r"[<>=\[ ]", d)[0].lower() for d in project["dependencies"]
+              + project["optional-dependencies"]["book"]}
+    dist_of = {m: {d.lower() for d in ds} for m, ds in packages_distributions().items()}
+    imports = set()
+    for page in EXECUTED_PAGES:
+        for src in re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", (BOOK / f"{page}.md").read_text(), re.S):
+            for a, b in re.findall(r"^\s*(?:from\s+([A-Za-z_]\w*)[\w.]*\s+import\b|import\s+([A-Za-z_]\w*))", src, re.M):
+                imports.add(a or b)
+    assert {"numpy", "seqmodels", "myst_nb"} <= imports, f"the import collector is blind: {sorted(imports)}"
+    foreign = {m for m in imports - {"seqmodels"} - set(sys.stdlib_module_names)
+               if not dist_of.get(m, set()) & wanted}
+    assert not foreign, f"modules the notebooks import that `seqmodels[book]` does not install: {foreign}"
+
+
 def test_the_chapter_collector_is_not_blind():
     assert "rnn" in EXECUTED_PAGES and set(REEXECUTE) <= set(EXECUTED_PAGES)

@@ -43,6 +43,48 @@ def test_agreement_sequences_have_the_promised_structure():
     assert 0.4 < (body < 2 * N).mean() < 0.6 and (body < N).any() and ((body >= N) & (body < 2 * N)).any()
 
 
+def test_agreement_test_controls_change_the_prefix_only():
+    task = AgreementTask(n_nouns=3, n_fillers=2, max_prefix=5, p_noun=0.5)
+    N, P = task.n_nouns, task.max_prefix
+    base, y = task.sample(np.random.default_rng(4), 300, distance=6, attractors=2)
+    for kw in (dict(before=3), dict(prefix_nouns="either"), dict(prefix_nouns="same"), dict(before=5, prefix_nouns="same")):
+        xs, y2 = task.sample(np.random.default_rng(4), 300, distance=6, attractors=2, **kw)
+        assert np.array_equal(y2, y) and np.array_equal(xs[P:], base[P:])  # marker, subject, in between, verb
+        pre = xs[:P].argmax(axis=-1)
+        nouns = pre < 2 * N
+        if "before" in kw:
+            assert np.all(nouns.sum(axis=0) == kw["before"])                  # exactly b nouns before the subject
+        else:
+            assert np.array_equal(nouns, base[:P].argmax(axis=-1) < 2 * N)    # the same noun positions
+        number = np.broadcast_to(y, pre.shape)[nouns]
+        if kw.get("prefix_nouns") == "same":
+            assert np.all(pre[nouns] // N == number)
+        elif kw.get("prefix_nouns") == "either":
+            assert 0.4 < (pre[nouns] // N == number).mean() < 0.6
+        else:
+            assert np.all(pre[nouns] // N == 1 - number)
+    xs0, _ = task.sample(np.random.default_rng(5), 10, distance=6, attractors=2, prefix=3, before=0)
+    assert np.all(xs0[:3].argmax(axis=-1) >= 2 * N) and np.all(xs0[3].argmax(axis=-1) == task.marker)
+
+
+def test_agreement_result_tests_the_same_models_again():
+    task = AgreementTask(max_prefix=3)
+    r = agreement_experiment([Arm("RNN", "rnn", 4), Arm("LSTM", "lstm", 4, 1.0)], distances=(1, 4), attractors=(0, 2),
+                             seeds=(0, 1), config=TrainConfig(steps=20), n_test=30, train_distances=(1, 4), task=task)
+    assert r.runs.keys() == {"RNN", "LSTM"} and r.task == task and r.n_test == 30
+    np.testing.assert_array_equal(r.test(), r.accuracy)                      # the defaults are the tests behind it
+    other = r.test((4,), (2,), prefix=0, n_test=20)
+    assert other.shape == (2, 1, 1, 2) and np.allclose(other * 20, np.rint(other * 20))  # fractions of 20 sequences
+    spread = r.test((1, 4), (0, 2), prefix=range(4), n_test=30)            # 8 + 8 + 7 + 7 sequences per cell
+    assert spread.shape == r.accuracy.shape and np.isnan(spread[:, 0, 1]).all() and not np.isnan(spread[:, 1]).any()
+    assert np.allclose(spread[:, 1] * 30, np.rint(spread[:, 1] * 30))     # answers right out of 30
+    grid = [r.test((4,), (0, 2), before=b) for b in range(4)]
+    assert all(g.shape == (2, 1, 2, 2) for g in grid)
+    np.testing.assert_array_equal(r.test((4,), (2,), seed=2000), r.accuracy[:, 1:, 1:])
+    with pytest.raises(ValueError, match="before must be <= prefix"):
+        r.test(prefix=[0, 3], before=2)
+
+
 @pytest.mark.parametrize("kwargs,match", [
     (dict(n=0, distance=3), "n must be an integer"), (dict(n=2, distance=-1), "distance must be an integer"),
     (dict(n=2, distance=3, attractors=4), "attractors must be <= distance"),
@@ -191,10 +233,10 @@ def test_parameter_matched_rnn_is_within_five_percent_of_the_lstm():
 def test_cell_diagrams_draw_every_symbol():
     fig, (a, b) = plt.subplots(1, 2)
     lstm, gru = draw_lstm_cell(a), draw_gru_cell(b)
-    assert {"$f_t$", "$i_t$", "$g_t$", "$o_t$", "$c_t$", "$h_t$"} <= set(lstm)
-    assert {"$r_t$", "$z_t$", "$n_t$", "$h_t$"} <= set(gru)
-    texts = {t.get_text() for t in a.texts}
-    assert set(lstm) <= texts
+    assert {"$f_t$", "$i_t$", "$g_t$", "$o_t$", "$c_t$", "$h_t$"} <= set(lstm.labels)
+    assert {"$r_t$", "$z_t$", "$n_t$", "$h_t$"} <= set(gru.labels)
+    assert set(lstm.labels) <= {t.get_text() for t in a.texts}
+    assert set(gru.labels) <= {t.get_text() for t in b.texts}
     plt.close(fig)
     with pytest.raises(ValueError, match="ax must be a matplotlib Axes"):
         draw_lstm_cell("not an axes")

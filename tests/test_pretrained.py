@@ -173,7 +173,7 @@ def test_parameter_and_flop_counts_follow_the_weights(model):
     (42, "sentences must be a string or a sequence"),
     (b"bank", "sentences must be a string or a sequence"),
     (None, "sentences must be a string or a sequence"),
-    ("\x00\x01", "sentences has no tokens"),
+    ("\x00\x01", "the sentence passed as sentences has no tokens"),
 ])
 def test_bad_sentences_are_value_errors_naming_the_argument(model, bad, match):
     with pytest.raises(ValueError, match=match):
@@ -188,6 +188,8 @@ def test_too_long_raises_unless_truncate(model):
     assert enc.truncated.tolist() == [False, True]
     assert len(enc.tokens[1]) == 512 and enc.tokens[1][-1] == "[SEP]" and enc.mask[1].all()
     assert np.isfinite(enc.hidden).all()
+    with pytest.raises(ValueError, match=r"^the sentence passed as sentences has 513 tokens, more than"):
+        model.encode(" ".join(["bank"] * 511))  # one string: the message names the argument
     exact = model.encode(" ".join(["bank"] * 510))  # 512 tokens: fits without truncation
     assert not exact.truncated[0] and len(exact.tokens[0]) == 512
 

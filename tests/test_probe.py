@@ -98,6 +98,26 @@ def test_batched_linear_probes_equal_the_loop():
     assert batched[1] == max(batched)
 
 
+def test_batched_linear_probes_score_several_test_samples_with_one_training():
+    from seqmodels.probe import linear_probe_accuracies
+
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(3, 120, 4))
+    y = rng.integers(0, 2, size=120)
+    X[0, :, 1] += 2 * y
+    samples = np.stack([X[:, 60:90], X[:, 90:]])       # (S=2, P=3, 30, 4)
+    y_shared = y[60:90]                                # scored against one set of labels
+    both = linear_probe_accuracies(X[:, :60], y[:60], samples, y_shared, steps=40)
+    assert both.shape == (2, 3)
+    for s in range(2):   # each row is the 3-D call on that sample alone
+        assert np.allclose(both[s], linear_probe_accuracies(X[:, :60], y[:60], samples[s], y_shared,
+                                                            steps=40))
+    with pytest.raises(ValueError, match="X_test"):
+        linear_probe_accuracies(X[:, :60], y[:60], samples[:, :2], y_shared)
+    with pytest.raises(ValueError, match="y_test"):
+        linear_probe_accuracies(X[:, :60], y[:60], samples, y[:29])
+
+
 def test_penalised_scalar_mix_gradients_match_central_differences():
     from gradcheck import numerical_gradient, relative_error
     from seqmodels.probe import scalar_mix_loss_and_grads

@@ -84,16 +84,58 @@ def test_math_is_mathml_in_a_font_the_site_serves(site):
     formulas = soup.select(".math")
     assert formulas and all(f.find("math") is not None for f in formulas), "a formula is not MathML"
     css = (site / "_static" / "layout.css").read_text()
-    assert 'url("book-math.woff")' in css
-    font = site / "_static" / "book-math.woff"
+    assert 'url("book-math.woff2") format("woff2")' in css
+    font = site / "_static" / "book-math.woff2"
     assert font.is_file() and 10_000 < font.stat().st_size < 200_000, "the math font subset is missing or not a subset"
+    assert font.read_bytes()[:4] == b"wOF2", "the math font is not WOFF2"
+
+
+def test_function_names_in_formulas_keep_their_space(site):
+    """"\\log p" reads "log p", not "logp"; "\\log(x)" keeps no space before its bracket (conf.py,
+    ``_function_spacing``)."""
+    fn = r"<mi>(?:log|exp|tanh)</mi>"
+    pages = {p.name: p.read_text(encoding="utf-8") for p in site.glob("*.html")}
+    spaced = sum(len(re.findall(fn + r"<mspace", t)) for t in pages.values())
+    assert spaced >= 5, f"only {spaced} function names followed by a thin space: the check is blind"
+    glued = {n: re.findall(fn + r"<m[in]>[^<]*</m[in]>", t)[:3] for n, t in pages.items()}
+    assert not any(glued.values()), f"function names set against what follows: {glued}"
+    before_bracket = {n: len(re.findall(fn + r'<mspace[^>]*></mspace><mo stretchy="false">&#x00028;', t))
+                      for n, t in pages.items()}
+    assert not any(before_bracket.values()), f"a thin space before an opening bracket: {before_bracket}"
+
+
+#: The icons the site shows (Font Awesome 7 solid): the search button, the menu and contents
+#: toggles, the light/dark/auto switch, back to top, the download menu, the folded contents' chevron.
+SHOWN_ICONS = {"magnifying-glass": 0xF002, "bars": 0xF0C9, "list": 0xF03A, "sun": 0xF185, "moon": 0xF186,
+               "circle-half-stroke": 0xF042, "arrow-up": 0xF062, "download": 0xF019, "angle-down": 0xF107}
+
+
+def test_icon_font_is_cut_down_to_the_icons_shown(site):
+    """conf.py subsets the theme's 115 kB icon font; every icon the site shows must survive that."""
+    from fontTools.ttLib import TTFont
+
+    font_file = next(site.glob("_static/vendor/fontawesome/webfonts/fa-solid-900.woff2"))
+    assert font_file.stat().st_size < 20_000, f"icon font not subset: {font_file.stat().st_size} bytes"
+    cmap = TTFont(font_file).getBestCmap()
+    missing = {name: hex(code) for name, code in SHOWN_ICONS.items() if code not in cmap}
+    assert not missing, f"icons the site shows that the subset lost: {missing}"
+    used = set(re.findall(r"\bfa-(magnifying-glass|bars|list|sun|moon|circle-half-stroke|arrow-up|download)\b",
+                          (site / "rnn.html").read_text()))
+    assert used == set(SHOWN_ICONS) - {"angle-down"}, f"the page shows other icons than listed: {used}"
+
+
+def test_search_index_loads_on_the_search_page_only(site):
+    for page in ("rnn.html", "lstm.html", "index.html"):
+        assert "searchindex.js" not in (site / page).read_text(), f"{page} loads the search index"
+    assert "searchindex.js" in (site / "search.html").read_text()
 
 
 # The figures each issue asked for, by name; every figure of the book is checked below as well.
 REQUIRED_FIGURES = {
     "embeddings": ["fig-sgns-loss", "fig-glove-geometry"],
     "rnn": ["fig-rnn-shapes", "fig-rnn-trajectories", "fig-rnn-unrolled", "fig-rnn-gradient-decay", "fig-rnn-lm-loss"],
-    "lstm": ["fig-lstm-cell", "fig-gru-cell", "fig-lstm-gates", "fig-lstm-highway", "fig-lstm-delay", "fig-lstm-agreement"],
+    "lstm": ["fig-lstm-cell", "fig-gru-cell", "fig-lstm-gates", "fig-lstm-highway", "fig-lstm-delay", "fig-lstm-agreement",
+             "fig-lstm-agreement-before"],
     "bidirectional": ["fig-bidir-bank"],
     "bottlenecks": ["fig-sequential-time", "fig-gradient-distance", "fig-state-probe", "fig-attention-depth"],
     "production": ["fig-kv-step", "fig-prefill-decode", "fig-decode-bytes", "fig-intensity-context", "fig-kv-memory"],
@@ -128,6 +170,54 @@ def test_glued_numbers_were_rendered(site):
     assert not re.search(r"\{glue:?\w*\}", body), "a glue role was not resolved"
 
 
+#: Chapters not yet checked for printed Python reprs: other work is replacing theirs with tables and
+#: formatted numbers (issue 28, item 5); empty this set once that work has been merged.
+NOT_YET = {"lstm.html"}
+NUMPY_REPR = re.compile(r"\bnp\.(?:float|int)(?:32|64)\(")
+DICT_START = re.compile(r"\{\s*['\"(\d-]")  # a dict literal's first key: a string, tuple or number
+
+
+def python_reprs(text: str) -> list[str]:
+    """What in a printed output is Python's repr, not text for a reader: numpy scalar reprs, and dict
+    literals that span more than one line (pprint's layout of a long dict)."""
+    found = [m.group() for m in NUMPY_REPR.finditer(text)]
+    for m in DICT_START.finditer(text):
+        depth = 0
+        for end in range(m.start(), len(text)):
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            if depth == 0:
+                break
+        literal = text[m.start():end + 1]
+        if "\n" in literal and ":" in literal:
+            found.append(literal.split("\n")[0] + " ...")
+    return found
+
+
+def test_repr_scanner_catches_numpy_scalars_and_long_dicts():
+    assert python_reprs("(np.float64(0.2099762540625953), np.int64(3))") == ["np.float64(", "np.int64("]
+    assert python_reprs("{('RNN', 8): 1.98,\n ('RNN', 16): 3.26}") == ["{('RNN', 8): 1.98, ..."]
+    assert len(python_reprs("({'full': (0.3, 2.7),\n  'cell path only': {'a': 1}})")) == 1
+    assert python_reprs("{'kitten': 0.64, 'carburetor': -0.05}\nsteps 1075, {x} in prose\n") == []
+
+
+def chapter_pages() -> list[str]:
+    from conftest import BOOK
+
+    return sorted(f"{p.stem}.html" for p in BOOK.glob("*.md") if "{code-cell}" in p.read_text())
+
+
+@pytest.mark.parametrize("page", chapter_pages())
+def test_printed_outputs_are_numbers_and_tables_not_python_reprs(site, page):
+    """What a cell prints is for a reader: a number formatted, rows as a Table (seqmodels.tables, shown
+    as an HTML table), never np.float64(...) or a dict laid out as Python over several lines."""
+    if page in NOT_YET:
+        pytest.skip(f"{page}: its outputs are being replaced by other work (NOT_YET)")
+    soup = BeautifulSoup((site / page).read_text(), "html.parser")
+    outputs = [pre.get_text() for pre in soup.select("div.cell_output pre")]
+    bad = sorted({(k, hit) for k, text in enumerate(outputs) for hit in python_reprs(text)})
+    assert not bad, f"{page}: printed outputs that show Python reprs (output number, start): {bad}"
+
+
 def test_status_page_marks_each_run_in_words_not_emoji(site):
     """myst-nb's ✅/❌ show as empty boxes without an emoji font; conf.py writes words instead."""
     from conftest import BOOK
@@ -138,3 +228,10 @@ def test_status_page_marks_each_run_in_words_not_emoji(site):
     assert marks == ["succeeded"] * len(executed), marks
     emoji = re.compile("[\N{WHITE HEAVY CHECK MARK}\N{CROSS MARK}\U0001F300-\U0001FAFF]")
     assert not emoji.search(soup.get_text()), "an emoji is left on the status page"
+
+
+def test_one_search_field_per_page(site):
+    """The header's search field only: the sidebar had a second one, just below it at 1280 px."""
+    soup = BeautifulSoup((site / "rnn.html").read_text(), "html.parser")
+    assert soup.select("header .search-button-field"), "no search field in the header"
+    assert not soup.select(".bd-sidebar-primary .search-button-field"), "a second search field in the sidebar"

@@ -52,6 +52,8 @@ Experiments:
 - ``seqmodels.timing``: timing on one BLAS thread, the timed experiments and ``TIMING_PAGES``.
 - ``seqmodels.gradient_paths``: gradient norms by distance in time and by depth of a stack.
 - ``seqmodels.probe``: read-out probes: nearest centroid, logistic regression, scalar mix, ridge.
+- ``seqmodels.contextuality``: corrections for contextual cosines (baseline subtracted or rescaled,
+  vectors centred or standardised), rogue-dimension contributions, a bootstrap over words.
 - ``seqmodels.capacity``: what a fixed-size state holds: reading earlier tokens back from a state.
 - ``seqmodels.comparison``: the five-model comparison table of the bottlenecks chapter.
 - ``seqmodels.serving``: published model shapes, KV-cache bytes, FLOPs and bytes per decoding step.

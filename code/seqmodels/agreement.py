@@ -8,7 +8,7 @@ the verb's number and found errors rising with the number of attractors.
 This module generates a synthetic version in which distance and attractors are set exactly. A
 sequence is one-hot coded over ``2 * n_nouns + n_fillers + 2`` tokens::
 
-    positions 0..prefix - 1      a preceding clause: fillers and nouns (of the other number in tests)
+    positions 0..prefix - 1      a preceding clause: fillers and nouns (by default of the other number in tests)
     position prefix              the marker "|" that opens the main clause
     position prefix + 1          the subject: one of n_nouns nouns, singular or plural   <- the answer
     next ``distance`` positions  fillers (words without number) and other nouns (attractors)
@@ -22,6 +22,9 @@ ignore every other noun. In training sequences the prefix length is drawn per ba
 ``p_noun`` (of either number, at random). Test sequences (:meth:`AgreementTask.sample` with
 ``attractors=k``) have a prefix of ``max_prefix`` words whose nouns are all of the other number,
 and exactly ``k`` nouns of the other number at random in-between positions, fillers elsewhere.
+The same method sets the preceding clause of a test apart from the attractors after the subject:
+its length (``prefix``, so the subject's position), how many nouns it holds (``before``) and
+their number (``prefix_nouns``: the other number, either at random, or the subject's).
 
 :func:`agreement_experiment` trains arms for a fixed budget, or (``stop_when_solved=True``) each
 model until it solves a held-out set of the training distribution (:func:`solve_set`) or reaches
@@ -30,11 +33,12 @@ a cap, recording its steps to solve.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import numbers
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ._checks import as_int_list, as_rng, finite_float, positive_int
+from ._checks import as_int_list, as_rng, finite_float, one_of, positive_int
 from .stacked import StepsToSolve, stack_accuracy, train_arms
 from .train import TrainConfig
 
@@ -68,7 +72,7 @@ class AgreementTask:
         return 2 * self.n_nouns + self.n_fillers
 
     def sample(self, rng: np.random.Generator, n: int, distance: int, attractors: int | None = None,
-               prefix: int | None = None):
+               prefix: int | None = None, before: int | None = None, prefix_nouns: str = "other"):
         """``n`` sequences whose verb slot is ``distance`` words after the subject.
 
         Parameters
@@ -79,8 +83,18 @@ class AgreementTask:
         attractors : None for training sequences (nouns of either number with probability
             ``p_noun``, in the prefix and in between), or an int ``k`` with ``0 <= k <= distance``:
             exactly ``k`` nouns of the other number in between, the rest fillers, and prefix nouns
-            all of the other number
-        prefix : words before the marker, ``0 .. max_prefix``; default ``max_prefix``
+            all of the other number (unless ``before`` or ``prefix_nouns`` say otherwise)
+        prefix : words before the marker, ``0 .. max_prefix``; default ``max_prefix``. The subject
+            is at position ``prefix + 1``.
+        before : test sequences only. None: each prefix position holds a noun with probability
+            ``p_noun``; an int ``0 <= b <= prefix``: exactly ``b`` prefix positions, at random,
+            hold nouns, the rest fillers (the attractors before the subject, counted as
+            ``attractors`` counts those after it)
+        prefix_nouns : test sequences only, the number of the prefix nouns: ``"other"`` (the
+            default, the other number than the subject's), ``"either"`` (each at random, as in
+            training) or ``"same"`` (the subject's). The subjects, the in-between words and
+            (with ``before=None``) the prefix positions of nouns are drawn as with the defaults,
+            so the same ``rng`` state gives sequences that differ in the prefix nouns only.
 
         Returns
         -------
@@ -91,12 +105,23 @@ class AgreementTask:
         ------
         ValueError
             ``n < 1``, ``distance < 0``, ``attractors`` outside ``[0, distance]``, ``prefix``
-            outside ``[0, max_prefix]``, or a bad ``rng``.
+            outside ``[0, max_prefix]``, ``before`` outside ``[0, prefix]``, ``prefix_nouns`` not
+            one of the three, ``before`` or ``prefix_nouns`` set without ``attractors``, or a bad
+            ``rng``.
 
         >>> task = AgreementTask(n_nouns=2, n_fillers=2, max_prefix=2, p_noun=0.5)
         >>> xs, y = task.sample(np.random.default_rng(0), 1, distance=4, attractors=2)
         >>> xs[:, 0].argmax(axis=1), y  # two fillers, marker 6, plural subject 3, two singular nouns, verb 7
         (array([5, 5, 6, 3, 1, 4, 4, 1, 7]), array([1]))
+        >>> xs, y = task.sample(np.random.default_rng(0), 1, distance=4, attractors=2, before=2)
+        >>> xs[:, 0].argmax(axis=1)  # the same but for the prefix: two singular nouns before the subject
+        array([1, 0, 6, 3, 1, 4, 4, 1, 7])
+        >>> xs, y = task.sample(np.random.default_rng(0), 1, distance=4, attractors=2, before=2, prefix_nouns="same")
+        >>> xs[:, 0].argmax(axis=1)  # ... now plural, the subject's number
+        array([3, 2, 6, 3, 1, 4, 4, 1, 7])
+        >>> xs, y = task.sample(np.random.default_rng(0), 1, distance=4, attractors=2, prefix=0)
+        >>> xs[:, 0].argmax(axis=1)  # no preceding clause: the marker first, the subject at position 1
+        array([6, 2, 1, 4, 1, 4, 7])
         """
         rng = as_rng("rng", rng)
         n = positive_int("n", n)
@@ -108,6 +133,13 @@ class AgreementTask:
             attractors = positive_int("attractors", attractors, minimum=0)
             if attractors > distance:
                 raise ValueError(f"attractors must be <= distance = {distance}, got {attractors}")
+        one_of("prefix_nouns", prefix_nouns, ("other", "either", "same"))
+        if attractors is None and (before is not None or prefix_nouns != "other"):
+            raise ValueError("before and prefix_nouns shape test sequences: give attractors too")
+        if before is not None:
+            before = positive_int("before", before, minimum=0)
+            if before > prefix:
+                raise ValueError(f"before must be <= prefix = {prefix}, got {before}")
         N, F = self.n_nouns, self.n_fillers
         number = rng.integers(0, 2, size=n)  # (n,) 0 singular, 1 plural
         tokens = 2 * N + rng.integers(0, F, size=(prefix + distance + 3, n))  # fillers everywhere first
@@ -124,6 +156,14 @@ class AgreementTask:
             is_noun[prefix:] = False
             slots = np.argsort(rng.random((distance, n)), axis=0)[:attractors]  # (k, n) distinct positions
             is_noun[prefix + slots, np.arange(n)] = True
+            # drawn after everything else, so that the defaults' sequences are unchanged
+            if before is not None:
+                is_noun[:prefix] = False
+                is_noun[np.argsort(rng.random((prefix, n)), axis=0)[:before], np.arange(n)] = True
+            if prefix_nouns == "either":
+                nouns[:prefix] = stems[:prefix] + N * rng.integers(0, 2, size=(prefix, n))
+            elif prefix_nouns == "same":
+                nouns[:prefix] = stems[:prefix] + N * number
         tokens[body] = np.where(is_noun, nouns, tokens[body])
         return np.eye(self.d_in)[tokens], number
 
@@ -146,8 +186,69 @@ class AgreementResult(StepsToSolve):
     #: the cap (its ``steps_to_solve`` is then the cap, a lower bound). Else None.
     censored: np.ndarray | None = None
     cap: int | None = None  #: the most updates a model got with ``stop_when_solved``; else None
+    #: arm name -> its trained models (:class:`seqmodels.stacked.StackRun`), for :meth:`test`
+    runs: dict | None = field(default=None, repr=False, compare=False)
+    task: AgreementTask | None = field(default=None, repr=False, compare=False)  #: the task trained on
+    n_test: int = 400  #: test sequences per cell
 
     experiment = "agreement_experiment"  #: named in the error of the stopping-rule summaries
+
+    def test(self, distances=None, attractors=None, *, prefix=None, before: int | None = None,
+             prefix_nouns: str = "other", n_test: int | None = None, seed: int = 2000) -> np.ndarray:
+        """Accuracy of the same trained models on other test sets, without training again.
+
+        Each cell (distance ``d``, attractor count ``k``) is a batch of ``n_test`` sequences from
+        :meth:`AgreementTask.sample` with ``attractors=k`` and the given ``prefix``, ``before``
+        and ``prefix_nouns``, drawn from ``np.random.default_rng([seed, d, k])``: with the defaults
+        these are the sets behind :attr:`accuracy`, which it returns again. ``prefix`` may also be
+        a list of prefix lengths: then the ``n_test`` sequences of a cell are spread as evenly as
+        possible over them, a batch for each length ``p`` (from ``default_rng([seed, d, k, p])``),
+        so the subject is at every position ``p + 1``, as in training, and the accuracy is over
+        all of them.
+
+        Returns
+        -------
+        ndarray of shape (n_arms, n_distances, n_attractor_counts, n_seeds), NaN where ``k > d``
+        (``distances`` and ``attractors`` default to the result's own).
+
+        Raises
+        ------
+        ValueError
+            a result without trained models (``runs``, kept by :func:`agreement_experiment`),
+            ``distances`` or ``attractors`` not integers >= 0, ``prefix`` not None, an integer or a
+            non-empty list of integers in ``[0, max_prefix]``, ``n_test`` not an integer >= 1 (or
+            fewer than the prefix lengths), ``seed`` not an integer >= 0, or ``before`` or
+            ``prefix_nouns`` as :meth:`AgreementTask.sample` refuses them (``before`` above a
+            prefix length among them).
+        """
+        if self.runs is None or self.task is None:
+            raise ValueError("runs is None: this result holds no trained models (make it with agreement_experiment)")
+        task = self.task
+        distances = as_int_list("distances", self.distances if distances is None else distances, minimum=0)
+        attractors = as_int_list("attractors", self.attractors if attractors is None else attractors, minimum=0)
+        n_test = self.n_test if n_test is None else positive_int("n_test", n_test)
+        seed = positive_int("seed", seed, minimum=0)
+        many = prefix is not None and not isinstance(prefix, numbers.Integral)
+        prefixes = as_int_list("prefix", prefix, minimum=0) if many else [task.max_prefix if prefix is None else prefix]
+        if n_test < len(prefixes):
+            raise ValueError(f"n_test must be at least the number of prefix lengths ({len(prefixes)}), got {n_test}")
+        sizes = np.full(len(prefixes), n_test // len(prefixes))  # the cell's sequences, spread over the prefixes
+        sizes[:n_test % len(prefixes)] += 1
+        for p in prefixes:  # every setting checked before any sequence is made
+            task.sample(np.random.default_rng(0), 1, 0, attractors=0, prefix=p, before=before, prefix_nouns=prefix_nouns)
+        acc = np.full((len(self.arms), len(distances), len(attractors), len(self.seeds)), np.nan)
+        for j, d in enumerate(distances):
+            for m, k in enumerate(attractors):
+                if k > d:
+                    continue
+                right = np.zeros((len(self.arms), len(self.seeds)))  # answers right, counted
+                for p, size in zip(prefixes, sizes):
+                    rng = np.random.default_rng([seed, d, k, p] if many else [seed, d, k])
+                    xs, y = task.sample(rng, int(size), d, attractors=k, prefix=p, before=before,
+                                        prefix_nouns=prefix_nouns)
+                    right += np.rint(size * np.array([stack_accuracy(self.runs[arm], xs, y) for arm in self.arms]))
+                acc[:, j, m] = right / n_test
+        return acc
 
 
 def solve_set(task: AgreementTask, train_distances=(1, 20), n_per_distance: int = 64, seed: int = 3000,
@@ -206,7 +307,9 @@ def agreement_experiment(arms, distances, attractors=(0, 1, 2), seeds=range(10),
     Each training batch has one distance drawn uniformly from ``train_distances`` (inclusive), so
     every sequence of a batch has the same length; all arms see the same batches
     (:func:`seqmodels.stacked.train_arms`). Test sets are seeded by distance and attractor count and
-    are the same for every arm.
+    are the same for every arm. The result keeps the trained models, so that
+    :meth:`AgreementResult.test` measures them on other test sets (another preceding clause, the
+    subject elsewhere) without training again.
 
     With ``stop_when_solved`` the models train to a stopping rule instead of ``config.steps``
     updates: up to ``cap``, each stopping once it answers at least ``solved_at`` of a held-out
@@ -223,14 +326,16 @@ def agreement_experiment(arms, distances, attractors=(0, 1, 2), seeds=range(10),
     ------
     ValueError
         bad ``train_distances`` or sizes (see :func:`seqmodels.stacked.train_arms`),
-        ``stop_when_solved`` not a bool, ``cap``, ``check_every`` or ``n_solve`` not integers >= 1,
-        ``solved_at`` not in (0, 1], or ``solve_attractors`` neither None nor integers >= 0.
+        ``stop_when_solved`` not a bool, ``cap``, ``check_every``, ``n_solve`` or ``n_test`` not
+        integers >= 1, ``solved_at`` not in (0, 1], or ``solve_attractors`` neither None nor
+        integers >= 0.
     """
     lo, hi = _distance_range(train_distances)
     distances = np.asarray([positive_int("distances", int(d), minimum=0) for d in distances])
     attractors = tuple(positive_int("attractors", int(k), minimum=0) for k in attractors)
     seeds = tuple(int(s) for s in seeds)
     arms = list(arms)
+    n_test = positive_int("n_test", n_test)
     if not isinstance(stop_when_solved, (bool, np.bool_)):
         raise ValueError(f"stop_when_solved must be True or False, got {stop_when_solved!r}")
     cap, check_every = positive_int("cap", cap), positive_int("check_every", check_every)
@@ -249,17 +354,12 @@ def agreement_experiment(arms, distances, attractors=(0, 1, 2), seeds=range(10),
                           solved_at=solved_at, check_every=check_every, dtype=dtype)
     else:
         runs = train_arms(arms, sample, task.d_in, 2, seeds, config, dtype=dtype)
-    acc = np.full((len(arms), len(distances), len(attractors), len(seeds)), np.nan)
-    for j, d in enumerate(distances):
-        for m, k in enumerate(attractors):
-            if k > d:
-                continue
-            xs, y = task.sample(np.random.default_rng([2000, int(d), k]), n_test, int(d), attractors=k)
-            for i, arm in enumerate(arms):
-                acc[i, j, m] = stack_accuracy(runs[arm.name], xs, y)
     stopping = {}
     if stop_when_solved:
         stopping = dict(steps_to_solve=np.array([runs[a.name].steps_to_solve for a in arms]),
                         censored=~np.array([runs[a.name].solved for a in arms]), cap=cap)
-    return AgreementResult(tuple(a.name for a in arms), distances, attractors, seeds, acc,
-                           {a.name: a.n_params(task.d_in, 2) for a in arms}, **stopping)
+    result = AgreementResult(tuple(a.name for a in arms), distances, attractors, seeds, None,
+                             {a.name: a.n_params(task.d_in, 2) for a in arms}, **stopping,
+                             runs=runs, task=task, n_test=n_test)
+    result.accuracy = result.test()
+    return result

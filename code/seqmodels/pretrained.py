@@ -581,12 +581,12 @@ class MiniLM:
         ids, tokens, offsets, truncated = [], [], [], []
         for n, s in enumerate(items):
             e = self._tokenizer.encode(s)
+            which = "the sentence passed as sentences" if single else f"sentences[{n}]"
             if len(e.ids) <= 2:
-                raise ValueError(f"{'sentences' if single else f'sentences[{n}]'} has no tokens after "
-                                 f"tokenization: {s!r}")
+                raise ValueError(f"{which} has no tokens after tokenization: {s!r}")
             cut = len(e.ids) > limit
             if cut and not truncate:
-                raise ValueError(f"{'sentences' if single else f'sentences[{n}]'} has {len(e.ids)} tokens, "
+                raise ValueError(f"{which} has {len(e.ids)} tokens, "
                                  f"more than the model's {limit} positions; pass truncate=True to keep "
                                  f"the first {limit - 1} and [SEP]")
             keep = slice(0, limit - 1) if cut else slice(0, len(e.ids))

@@ -156,12 +156,17 @@ def linear_probe_accuracies(X_train, y_train, X_test, y_test, steps: int = 300, 
     the ``P`` stacked probes (Adam is elementwise, so they do not interact), which costs far less
     than ``P`` separate runs of small matrices. Equal to the loop up to round-off (tests/test_probe.py).
 
+    ``X_test`` may also be (S, P, n_test, d): ``S`` samples of test vectors with the same labels
+    ``y_test``, all scored by the same trained probes. The result is then (S, P), entry ``[s, p]``
+    the accuracy of probe ``p`` on sample ``s``; the probes are trained once, not ``S`` times.
+
     Raises
     ------
     ValueError
         ``X_train`` not a finite (P, n_train, d) array with every size >= 1, ``X_test`` not a finite
-        (P, n_test, d) array with the same ``P`` and ``d``; the labels, ``steps``, ``lr`` and
-        ``weight_decay`` as :func:`linear_probe_accuracy` refuses them.
+        (P, n_test, d) or (S, P, n_test, d) array with every size >= 1 and the same ``P`` and
+        ``d``; the labels, ``steps``, ``lr`` and ``weight_decay`` as :func:`linear_probe_accuracy`
+        refuses them.
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(2, 200, 5))
@@ -169,7 +174,22 @@ def linear_probe_accuracies(X_train, y_train, X_test, y_test, steps: int = 300, 
     >>> acc = linear_probe_accuracies(X[:, :100], y[:100], X[:, 100:], y[100:])
     >>> bool(acc[0] > 0.95 and acc[1] < 0.75)
     True
+    >>> linear_probe_accuracies(X[:, :100], y[:100], np.stack([X[:, 100:], X[:, 100:]]), y[100:]).shape
+    (2, 2)
     """
+    X_test = as_float_array("X_test", X_test, ndims=(3, 4))
+    n_samples = X_test.shape[0] if X_test.ndim == 4 else None
+    if n_samples is not None:  # (S, P, n, d) -> (P, S n, d): one test set per probe, labels repeated
+        X_train = _check_layers("X_train", X_train)
+        if 0 in X_test.shape or X_test.shape[1] != X_train.shape[0] or X_test.shape[3] != X_train.shape[2]:
+            raise ValueError(f"X_test must have shape (S, {X_train.shape[0]}, n_test, {X_train.shape[2]}) "
+                             f"with S, n_test >= 1 like X_train, got {X_test.shape}")
+        y_test = np.asarray(y_test)
+        if y_test.shape != (X_test.shape[2],):
+            raise ValueError(f"y_test must have shape ({X_test.shape[2]},), one label per test vector of "
+                             f"a sample, got {y_test.shape}")
+        X_test = np.swapaxes(X_test, 0, 1).reshape(X_test.shape[1], -1, X_test.shape[3])
+        y_test = np.tile(y_test, n_samples)
     Z_train, Z_test, y_train, y_test, n_classes, steps, lr, weight_decay = _standardised_sets(
         ("X_train", X_train), ("X_test", X_test), y_train, y_test, steps, lr, weight_decay)
     P, n, d = Z_train.shape
@@ -181,11 +201,13 @@ def linear_probe_accuracies(X_train, y_train, X_test, y_test, steps: int = 300, 
         grads = {"W": np.swapaxes(dlogits, 1, 2) @ Z_train + weight_decay * params["W"],
                  "b": dlogits.sum(axis=1)}
         opt.step(params, grads)
-    acc = np.empty(P)
+    correct = np.empty((P, Z_test.shape[1]), dtype=bool)
     for k in range(P):
         pred = _predict_distinct(lambda Z: (Z @ params["W"][k].T + params["b"][k]).argmax(axis=1), Z_test[k])
-        acc[k] = np.mean(pred == y_test)
-    return acc
+        correct[k] = pred == y_test
+    if n_samples is None:
+        return correct.mean(axis=1)
+    return correct.reshape(P, n_samples, -1).mean(axis=2).T
 
 
 def _check_layers(name: str, layers) -> np.ndarray:

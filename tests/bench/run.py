@@ -596,7 +596,7 @@ def reference(repeats: int, batch: int = 32, T: int = 50, d: int = 128) -> dict:
 # --- page weight ----------------------------------------------------------------------------------
 def page_weight(site: Path) -> list[dict]:
     """Bytes of each page with everything a browser loads to show it: HTML, CSS, scripts, the
-    fonts it actually uses, images, and MathJax's on-demand components. Measured by loading the
+    fonts it actually uses (the math font and the icon font) and images. Measured by loading the
     page in headless Chromium from a local server and adding up the response bodies; ``gzip_bytes``
     is the same files gzip-compressed (level 6), as a static host such as GitHub Pages sends them."""
     import functools
@@ -629,9 +629,9 @@ def page_weight(site: Path) -> list[dict]:
                 page = browser.new_page()
                 page.on("response", lambda r: responses.append(r))
                 page.goto(base + page_file.name, wait_until="networkidle")
-                page.wait_for_timeout(500)  # MathJax typesets after load and may fetch more
+                page.wait_for_timeout(500)  # fonts and late images may still be on their way
                 # Bodies are read before the page closes: reading them in the response handler
-                # raced with page.close() and dropped files (a page once counted without MathJax).
+                # raced with page.close() and dropped files (a page was once counted without them).
                 loaded: dict[str, bytes] = {r.url: r.body() for r in responses if r.ok}
                 page.close()
                 kinds: dict[str, int] = {}
