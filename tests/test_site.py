@@ -170,9 +170,6 @@ def test_glued_numbers_were_rendered(site):
     assert not re.search(r"\{glue:?\w*\}", body), "a glue role was not resolved"
 
 
-#: Chapters not yet checked for printed Python reprs: other work is replacing theirs with tables and
-#: formatted numbers (issue 28, item 5); empty this set once that work has been merged.
-NOT_YET = {"lstm.html"}
 NUMPY_REPR = re.compile(r"\bnp\.(?:float|int)(?:32|64)\(")
 DICT_START = re.compile(r"\{\s*['\"(\d-]")  # a dict literal's first key: a string, tuple or number
 
@@ -210,8 +207,6 @@ def chapter_pages() -> list[str]:
 def test_printed_outputs_are_numbers_and_tables_not_python_reprs(site, page):
     """What a cell prints is for a reader: a number formatted, rows as a Table (seqmodels.tables, shown
     as an HTML table), never np.float64(...) or a dict laid out as Python over several lines."""
-    if page in NOT_YET:
-        pytest.skip(f"{page}: its outputs are being replaced by other work (NOT_YET)")
     soup = BeautifulSoup((site / page).read_text(), "html.parser")
     outputs = [pre.get_text() for pre in soup.select("div.cell_output pre")]
     bad = sorted({(k, hit) for k, text in enumerate(outputs) for hit in python_reprs(text)})
