@@ -339,22 +339,12 @@ def _write_math_font(app, exception) -> None:
         return
     import html
 
-    from fontTools import subset
-    from fontTools.ttLib import TTFont
-
     source = Path(metadata.distribution("ziamath").locate_file("ziamath/fonts/STIXTwoMath-Regular.ttf"))
     chars = {chr(c) for c in range(0x20, 0x7F)}
     for page in sorted(Path(app.outdir).rglob("*.html")):
         for formula in re.findall(r"<math\b.*?</math>", page.read_text(encoding="utf-8"), re.S):
             chars |= set(html.unescape(re.sub(r"<[^>]+>", "", formula)))
-    options = subset.Options()
-    options.flavor = "woff2"
-    options.layout_features = ["*"]
-    options.name_IDs = ["*"]
-    font = TTFont(source, recalcTimestamp=False)  # the source's date: two builds write the same bytes
-    subsetter = subset.Subsetter(options)
-    subsetter.populate(unicodes=sorted(ord(c) for c in chars if not c.isspace()))
-    subsetter.subset(font)
+    font = _font_subset(source, {ord(c) for c in chars if not c.isspace()})
     # A subset is a Modified Version under the OFL, which may not keep the Reserved Font Name
     # "STIX": the family is renamed; the copyright and licence records stay.
     names = {1: _MATH_FAMILY, 3: f"{_MATH_FAMILY} subset", 4: _MATH_FAMILY, 6: _MATH_FAMILY.replace(" ", ""),
@@ -364,8 +354,27 @@ def _write_math_font(app, exception) -> None:
             record.string = names[record.nameID]
     dest = Path(app.outdir) / "_static" / _MATH_FONT
     dest.parent.mkdir(parents=True, exist_ok=True)
-    font.flavor = "woff2"
     font.save(dest, reorderTables=True)
+
+
+def _font_subset(source: Path, unicodes: set[int], *, notdef_outline: bool = False):
+    """The font at ``source`` cut down to the characters ``unicodes`` (those it has), with every
+    layout feature and name record kept, as WOFF2; the source's date is kept, so two builds write
+    the same bytes."""
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(source, recalcTimestamp=False)
+    options = subset.Options()
+    options.flavor = "woff2"
+    options.layout_features = ["*"]
+    options.name_IDs = ["*"]
+    options.notdef_outline = notdef_outline
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(unicodes=sorted(c for c in unicodes if c in font.getBestCmap()))
+    subsetter.subset(font)
+    font.flavor = "woff2"
+    return font
 
 
 # The theme's icon font (Font Awesome Free, solid; SIL OFL 1.1) holds about 2,000 icons, 115 kB as
@@ -402,9 +411,6 @@ def _subset_icon_fonts(app, exception) -> None:
     uses (``_icon_codepoints``); the source fonts in the theme's package are not touched."""
     if exception is not None or app.builder.format != "html":
         return
-    from fontTools import subset
-    from fontTools.ttLib import TTFont
-
     out = Path(app.outdir)
     static = out / "_static"
     codes = _icon_codepoints(static, sorted(out.rglob("*.html")))
@@ -414,16 +420,7 @@ def _subset_icon_fonts(app, exception) -> None:
         source = next(theme.rglob(name), None)
         if dest is None or source is None:
             continue
-        font = TTFont(source, recalcTimestamp=False)
-        options = subset.Options()
-        options.flavor = "woff2"
-        options.layout_features = ["*"]
-        options.name_IDs = ["*"]
-        options.notdef_outline = True
-        subsetter = subset.Subsetter(options)
-        subsetter.populate(unicodes=sorted(c for c in codes if c in font.getBestCmap()))
-        subsetter.subset(font)
-        font.save(dest, reorderTables=True)
+        _font_subset(source, codes, notdef_outline=True).save(dest, reorderTables=True)
 
 
 # --- Bibliography -------------------------------------------------------------------------------
