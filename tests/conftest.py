@@ -11,6 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 BUILDDIR = Path(os.environ.get("SEQMODELS_BUILDDIR", ROOT / "_build"))
 HTML = BUILDDIR / "html"
+#: The pages that execute code (chapters and the status page), by name without ".md".
+EXECUTED_PAGES = sorted(p.stem for p in BOOK.glob("*.md") if "{code-cell}" in p.read_text())
 
 
 @pytest.fixture(scope="session")

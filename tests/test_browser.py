@@ -21,6 +21,7 @@ browser is a failure. Playwright's own browser downloads are never used (``execu
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -35,7 +36,7 @@ import pytest
 from PIL import Image
 
 from browser_path import find_browser, missing_message
-from conftest import HTML
+from conftest import EXECUTED_PAGES, HTML
 from seqmodels.plotting import INK
 
 AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
@@ -46,8 +47,6 @@ VIEWPORT = {"width": 1280, "height": 900}
 TIMEOUT_MS = 30_000
 #: axe-core impact levels that fail the build: every one.
 FAILING_IMPACTS = ("minor", "moderate", "serious", "critical")
-#: The chapters (pages with executed cells and figures).
-REQUIRED_FIGURE_PAGES = ("embeddings", "rnn", "lstm", "bidirectional", "bottlenecks", "production", "pretrained")
 #: Pages every build has, and a word that always leads to one of them in search.
 ALWAYS = {"recurrent": "rnn.html"}
 #: A word whose chapter the search must find once that chapter exists.
@@ -492,7 +491,10 @@ def test_screenshots_of_every_page_in_both_modes(visits):
 
 
 # --- Layout: nothing wider than its space, at a laptop's and a phone's width ------------------------
-def measure_layout(browser, server: str, page_name: str, width: int, inject: str = "") -> dict:
+@contextlib.contextmanager
+def page_at_width(browser, server: str, page_name: str, width: int):
+    """``page_name`` loaded in light mode at ``width`` px, its images at their real size (before
+    anything is measured); the context is closed on leaving."""
     log = [Visit(page_name, "light")]
     context = new_context(browser, server, "light", log)
     context.set_default_timeout(TIMEOUT_MS)
@@ -500,7 +502,14 @@ def measure_layout(browser, server: str, page_name: str, width: int, inject: str
     page.set_viewport_size({"width": width, "height": VIEWPORT["height"]})
     try:
         page.goto(f"{server}/{page_name}", wait_until="load", timeout=TIMEOUT_MS)
-        page.evaluate(IMAGES_JS)  # images at their real size before anything is measured
+        page.evaluate(IMAGES_JS)
+        yield page
+    finally:
+        context.close()
+
+
+def measure_layout(browser, server: str, page_name: str, width: int, inject: str = "") -> dict:
+    with page_at_width(browser, server, page_name, width) as page:
         if inject:
             page.evaluate(inject)
         found = page.evaluate(LAYOUT_JS, width < 600)
@@ -508,8 +517,6 @@ def measure_layout(browser, server: str, page_name: str, width: int, inject: str
             page.add_script_tag(path=str(AXE))
             found["axe"] = page.evaluate(AXE_JS)
         return found
-    finally:
-        context.close()
 
 
 @pytest.fixture(scope="session")
@@ -771,24 +778,15 @@ COVERED_JS = """async (unfold) => {
 
 
 def covered_cells(browser, server: str, page_name: str, unfold: bool = False) -> dict:
-    log = [Visit(page_name, "light")]
-    context = new_context(browser, server, "light", log)
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    page.set_viewport_size({"width": WIDTHS["laptop"], "height": VIEWPORT["height"]})
-    try:
-        page.goto(f"{server}/{page_name}", wait_until="load", timeout=TIMEOUT_MS)
-        page.evaluate(IMAGES_JS)
+    with page_at_width(browser, server, page_name, WIDTHS["laptop"]) as page:
         return page.evaluate(COVERED_JS, unfold)
-    finally:
-        context.close()
 
 
 def test_the_contents_list_never_covers_a_wide_cell(site, server):
     """At 1280 px, scrolled through every chapter in steps of half a screen, no full-width cell has
     any part under the unfolded contents list (toc.js folds it while such a cell is on screen); and
     the check sees the covering when the list is kept unfolded."""
-    chapters = [p for p in pages_of(site) if p in {f"{n}.html" for n in REQUIRED_FIGURE_PAGES}]
+    chapters = [p for p in pages_of(site) if p.removesuffix(".html") in EXECUTED_PAGES]
 
     def measure(browser, names):
         return {name: covered_cells(browser, server, name) for name in names}

@@ -11,12 +11,11 @@ import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import BOOK
+from conftest import BOOK, EXECUTED_PAGES
 
 #: Chapters re-executed from their download (the others are validated, not re-run, to keep
 #: `make test` quick: their code already ran in the build).
 REEXECUTE = ["rnn"]
-EXECUTED_PAGES = sorted(p.stem for p in BOOK.glob("*.md") if "{code-cell}" in p.read_text())
 
 
 def download_links(site: Path, name: str) -> dict[str, str]:

@@ -9,7 +9,7 @@ from urllib.parse import urlparse
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import HTML
+from conftest import EXECUTED_PAGES, HTML
 
 REMOTE = re.compile(r"^(https?:)?//", re.I)
 CSS_URL = re.compile(r"""url\(\s*['"]?(?P<url>[^'")\s]+)""", re.I)
@@ -197,13 +197,7 @@ def test_repr_scanner_catches_numpy_scalars_and_long_dicts():
     assert python_reprs("{'kitten': 0.64, 'carburetor': -0.05}\nsteps 1075, {x} in prose\n") == []
 
 
-def chapter_pages() -> list[str]:
-    from conftest import BOOK
-
-    return sorted(f"{p.stem}.html" for p in BOOK.glob("*.md") if "{code-cell}" in p.read_text())
-
-
-@pytest.mark.parametrize("page", chapter_pages())
+@pytest.mark.parametrize("page", [f"{name}.html" for name in EXECUTED_PAGES])
 def test_printed_outputs_are_numbers_and_tables_not_python_reprs(site, page):
     """What a cell prints is for a reader: a number formatted, rows as a Table (seqmodels.tables, shown
     as an HTML table), never np.float64(...) or a dict laid out as Python over several lines."""
