@@ -507,7 +507,8 @@ from a copy of the book's source (the package is its `code/` folder):
 pip install "./code[book]"{extra}
 ```
 
-then open this notebook in Jupyter and run its cells from the top. With other versions of numpy or
+then open this notebook in Jupyter and run its cells from the top, or run them all with
+`jupyter execute --inplace {name}.ipynb` (the install brings that command). With other versions of numpy or
 of its BLAS than the build's (the site's "Build status" page lists them), the last digits of some
 numbers may differ; every claim of the text is an `assert` in the cells, and holds."""
 
@@ -541,7 +542,7 @@ def _readable_download(nb, docname: str) -> None:
             cell.source = re.sub(r"\{glue:text\}`([^`]+)`", paste, cell.source)
     title = next((m.group(1) for c in nb.cells if c.cell_type == "markdown"
                   for m in [re.search(r"^# (.+)$", c.source, re.M)] if m), docname)
-    note = _INSTALL_NOTE.format(title=title, extra=_EXTRA_INSTALL.get(docname, ""))
+    note = _INSTALL_NOTE.format(title=title, name=docname, extra=_EXTRA_INSTALL.get(docname, ""))
     nb.cells.insert(0, nbformat.v4.new_markdown_cell(note))
 
 
@@ -601,14 +602,19 @@ def _widen_long_cells(app, doctree, docname) -> None:
 def _status_marks(app, doctree, docname) -> None:
     """``doctree-resolved``: myst-nb's execution table marks a run with ✅ or ❌, which shows as an
     empty box where no emoji font is installed; the cell says "succeeded" or "failed" instead, with
-    a check mark drawn by CSS (book/_static/layout.css)."""
+    a check mark drawn by CSS (book/_static/layout.css). The table gets the class ``exec-table``,
+    which layout.css sets in a smaller type with narrower cells on a phone, so that its last column,
+    the status, is on screen at 390 px."""
     from docutils import nodes
 
     marks = {"\N{WHITE HEAVY CHECK MARK}": ("succeeded", "exec-ok"), "\N{CROSS MARK}": ("failed", "exec-failed")}
     for text in list(doctree.findall(nodes.Text)):
-        if text.astext() in marks and any(isinstance(up, nodes.table) for up in _ancestors(text)):
+        table = next((up for up in _ancestors(text) if isinstance(up, nodes.table)), None)
+        if text.astext() in marks and table is not None:
             word, css = marks[text.astext()]
             text.parent.replace(text, nodes.inline(text=word, classes=["exec-status", css]))
+            if "exec-table" not in table["classes"]:  # compact on a phone (layout.css)
+                table["classes"].append("exec-table")
 
 
 def _ancestors(node):

@@ -822,3 +822,28 @@ def test_every_page_fits_the_weight_budget(site):
     assert "lstm.html" in weights and weights["lstm.html"] > 300_000, f"the measurement is blind: {weights}"
     heavy = {page: f"{b / 1e6:.2f} MB" for page, b in weights.items() if b > PAGE_BUDGET_BYTES}
     assert not heavy, f"pages over the {PAGE_BUDGET_BYTES / 1e6:.1f} MB budget with what they load: {heavy}"
+
+
+# --- The status page on a phone -------------------------------------------------------------------
+STATUS_COLUMNS_JS = """() => {
+  const t = document.querySelector("table.exec-table");
+  if (!t) return null;
+  const box = t.closest(".pst-scrollable-table-container") || t.parentElement;
+  return {right: box.getBoundingClientRect().right, screen: document.documentElement.clientWidth,
+          heads: [...t.querySelectorAll("thead th")].map(h => [h.textContent.trim(),
+                                                              h.getBoundingClientRect().right])};
+}"""
+
+
+def test_the_status_table_shows_every_column_on_a_phone(site, server):
+    """At 390 px the execution table's last column (whether each chapter's run succeeded) ends on
+    screen, inside the table's own box: the reader sees it without scrolling the table."""
+    def measure(browser, _):
+        with page_at_width(browser, server, "status.html", WIDTHS["phone"]) as page:
+            return page.evaluate(STATUS_COLUMNS_JS)
+
+    found = side_by_side(measure, [0])[0]
+    assert found is not None, "status.html has no table.exec-table (conf.py, _status_marks)"
+    assert [h for h, _ in found["heads"]][-1] == "Status" and len(found["heads"]) == 5, found
+    cut = [(h, round(r)) for h, r in found["heads"] if r > min(found["right"], found["screen"]) + 1]
+    assert not cut, f"status table columns past the screen's edge at 390 px (column, right edge): {cut}"

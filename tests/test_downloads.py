@@ -4,18 +4,26 @@ from a fresh kernel in an empty folder, as it would for a reader with ``seqmodel
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import BOOK, EXECUTED_PAGES
+from conftest import BOOK, EXECUTED_PAGES, ROOT
 
 #: Chapters re-executed from their download (the others are validated, not re-run, to keep
 #: `make test` quick: their code already ran in the build).
 REEXECUTE = ["rnn"]
+#: Notebooks run in a new environment made from the install lines they print: those that read
+#: files that are not code (the pretrained model and its reference outputs, the GloVe vectors and
+#: gensim's test data) or the environment itself (status), and one that only computes.
+IN_A_READERS_ENVIRONMENT = ["embeddings", "pretrained", "rnn", "status"]
 
 
 def download_links(site: Path, name: str) -> dict[str, str]:
@@ -126,3 +134,68 @@ def test_the_book_extra_names_what_the_notebooks_import():
 
 def test_the_chapter_collector_is_not_blind():
     assert "rnn" in EXECUTED_PAGES and set(REEXECUTE) <= set(EXECUTED_PAGES)
+    assert set(IN_A_READERS_ENVIRONMENT) <= set(EXECUTED_PAGES)
+
+
+def install_lines(nb) -> list[str]:
+    """The ``pip install`` lines of a notebook's first cell (inside its fenced block)."""
+    block = re.search(r"^```\n(.*?)^```", nb.cells[0].source, re.M | re.S)
+    assert block, f"no install block in {nb.cells[0].source[:200]}"
+    return [line for line in block.group(1).splitlines() if line.startswith("pip install ")]
+
+
+#: Runs one notebook from a fresh kernel of the environment's own Python, in an empty folder; the
+#: last cell it adds prints the kernel's ``sys.prefix``, to prove which environment ran it.
+RUN_NOTEBOOK = """
+import sys, nbformat
+from nbclient import NotebookClient
+nb = nbformat.read(sys.argv[1], as_version=4)
+for cell in nb.cells:
+    if cell.cell_type == "code":
+        cell.outputs, cell.execution_count = [], None
+nb.cells.append(nbformat.v4.new_code_cell("import sys; print('PREFIX', sys.prefix)"))
+NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": sys.argv[2]}}).execute()
+print(nb.cells[-1].outputs[0].text.strip())
+"""
+
+
+@pytest.fixture(scope="module")
+def readers_python(site, tmp_path_factory) -> Path:
+    """A new virtual environment with what the notebooks' first cells say to install, run as they
+    print it, from the source's root (``./code``). Pinned to requirements.txt by a constraints file
+    (the build's versions; a reader's pip may take newer ones), so the check is the install line's,
+    not the package index's of the day."""
+    lines = list(dict.fromkeys(line for name in EXECUTED_PAGES
+                               for line in install_lines(downloaded_notebook(site, name))))
+    assert any('"./code[book]"' in line for line in lines), lines
+    where = tmp_path_factory.mktemp("reader")
+    pins = [re.sub(r"\s*#.*", "", line) for line in (ROOT / "requirements.txt").read_text().splitlines()
+            if re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*==", line)]
+    (where / "constraints.txt").write_text("\n".join(pins) + "\n")
+    subprocess.run([sys.executable, "-m", "venv", str(where / "env")], check=True)
+    python = where / "env" / "bin" / "python"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "JUPYTER_PATH", "VIRTUAL_ENV")}
+    for line in lines:
+        args = shlex.split(line, comments=True)
+        subprocess.run([str(python), "-m", *args, "--quiet", "--disable-pip-version-check",
+                        "--constraint", str(where / "constraints.txt")], cwd=ROOT, env=env, check=True)
+    return python
+
+
+@pytest.mark.parametrize("name", IN_A_READERS_ENVIRONMENT)
+def test_downloaded_notebook_runs_in_an_environment_made_from_its_install_line(site, readers_python,
+                                                                               name, tmp_path):
+    """As a reader would: only what the first cell says is installed (not the build's .venv, not
+    this checkout's code/ on a path), the notebook run from the top in an empty folder; every
+    assert of the chapter holds there. (Its outputs are not compared: a reader's versions may
+    differ in the last digits, as the first cell says.)"""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "JUPYTER_PATH", "VIRTUAL_ENV")}
+    env["JUPYTER_PATH"] = str(readers_python.parent.parent / "share" / "jupyter")
+    path = site / download_links(site, name)[".ipynb"]
+    (tmp_path / "work").mkdir()
+    done = subprocess.run([str(readers_python), "-c", RUN_NOTEBOOK, str(path), str(tmp_path / "work")],
+                          cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, f"{name}.ipynb failed in a reader's environment:\n{done.stderr[-3000:]}"
+    prefix = Path(done.stdout.strip().splitlines()[-1].removeprefix("PREFIX "))
+    assert prefix.resolve() == readers_python.parent.parent.resolve(), \
+        f"{name}.ipynb ran in {prefix}, not in the reader's environment"

