@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -162,13 +163,16 @@ print(nb.cells[-1].outputs[0].text.strip())
 @pytest.fixture(scope="module")
 def readers_python(site, tmp_path_factory) -> Path:
     """A new virtual environment with what the notebooks' first cells say to install, run as they
-    print it, from the source's root (``./code``). Pinned to requirements.txt by a constraints file
+    print it, from a copy of the source's root (``./code``). Pinned to requirements.txt by a constraints file
     (the build's versions; a reader's pip may take newer ones), so the check is the install line's,
     not the package index's of the day."""
     lines = list(dict.fromkeys(line for name in EXECUTED_PAGES
                                for line in install_lines(downloaded_notebook(site, name))))
     assert any('"./code[book]"' in line for line in lines), lines
     where = tmp_path_factory.mktemp("reader")
+    # a copy of the package, so that pip's in-tree build (code/build) stays out of this checkout
+    shutil.copytree(ROOT / "code", where / "code", ignore=shutil.ignore_patterns(
+        "build", "*.egg-info", "__pycache__"))
     pins = [re.sub(r"\s*#.*", "", line) for line in (ROOT / "requirements.txt").read_text().splitlines()
             if re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*==", line)]
     (where / "constraints.txt").write_text("\n".join(pins) + "\n")
@@ -178,7 +182,7 @@ def readers_python(site, tmp_path_factory) -> Path:
     for line in lines:
         args = shlex.split(line, comments=True)
         subprocess.run([str(python), "-m", *args, "--quiet", "--disable-pip-version-check",
-                        "--constraint", str(where / "constraints.txt")], cwd=ROOT, env=env, check=True)
+                        "--constraint", str(where / "constraints.txt")], cwd=where, env=env, check=True)
     return python
 
 
