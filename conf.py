@@ -603,8 +603,9 @@ def _status_marks(app, doctree, docname) -> None:
     """``doctree-resolved``: myst-nb's execution table marks a run with ✅ or ❌, which shows as an
     empty box where no emoji font is installed; the cell says "succeeded" or "failed" instead, with
     a check mark drawn by CSS (book/_static/layout.css). The table gets the class ``exec-table``,
-    which layout.css sets in a smaller type with narrower cells on a phone, so that its last column,
-    the status, is on screen at 390 px."""
+    which layout.css sets in a smaller type with narrower cells on a phone, the status word hidden
+    from view there (``exec-word``; the mark stays, a screen reader still reads the word), so that
+    its last column is on screen at 390 px."""
     from docutils import nodes
 
     marks = {"\N{WHITE HEAVY CHECK MARK}": ("succeeded", "exec-ok"), "\N{CROSS MARK}": ("failed", "exec-failed")}
@@ -612,7 +613,9 @@ def _status_marks(app, doctree, docname) -> None:
         table = next((up for up in _ancestors(text) if isinstance(up, nodes.table)), None)
         if text.astext() in marks and table is not None:
             word, css = marks[text.astext()]
-            text.parent.replace(text, nodes.inline(text=word, classes=["exec-status", css]))
+            mark = nodes.inline("", "", nodes.inline(text=word, classes=["exec-word"]),
+                                classes=["exec-status", css])
+            text.parent.replace(text, mark)
             if "exec-table" not in table["classes"]:  # compact on a phone (layout.css)
                 table["classes"].append("exec-table")
 
