@@ -7,7 +7,11 @@ step reads, the FLOPs it does, and their ratio (arithmetic intensity).
 - :func:`weight_count`: the parameters implied by a shape (a check of the shape against the
   model's published size), and :func:`weights_read`, those a decoding step reads in full;
 - :func:`decode_step_cost`, :func:`prefill_cost`: FLOPs and bytes read of one decoding step at
-  context ``t`` and of reading a prompt of ``n`` tokens, and :func:`arithmetic_intensity`.
+  context ``t`` and of reading a prompt of ``n`` tokens, and :func:`arithmetic_intensity`;
+- :class:`Device` and :data:`DEVICES`: peak 16-bit FLOP/s, memory bandwidth and memory of real
+  accelerators, from their datasheets; :func:`ridge_point`, :func:`roofline_time` (a step's time
+  if it ran at whichever of the two limits binds), :func:`intensity_limit` (where batching stops
+  helping) and :func:`max_batch` (the sequences whose caches fit beside the weights).
 
 Counting rules. Two FLOPs per multiply-add; only matrix products (norms, softmax and activations
 are a small fraction at these sizes). Bytes read per step: every weight once, plus the cached keys
@@ -226,3 +230,119 @@ def arithmetic_intensity(cost: dict[str, float]) -> float:
     if not moved > 0:
         raise ValueError(f"cost must move a positive number of bytes, got {moved}")
     return float((cost["weight_flops"] + cost["attention_flops"]) / moved)
+
+
+@dataclass(frozen=True)
+class Device:
+    """What a roofline needs of a processor: ``peak_flops``, its dense 16-bit (BF16/FP16) matrix
+    rate in FLOP/s; ``bandwidth``, its memory bandwidth in bytes/s; ``memory``, its memory in bytes;
+    ``source``, the bibliography key of the datasheet the numbers are read from.
+
+    Raises
+    ------
+    ValueError
+        If a number is not finite and > 0.
+    """
+
+    name: str
+    peak_flops: float
+    bandwidth: float
+    memory: float
+    source: str
+
+    def __post_init__(self):
+        for name in ("peak_flops", "bandwidth", "memory"):
+            finite_float(name, getattr(self, name), low=0, low_open=True)
+
+
+#: Datasheet numbers (SXM boards). NVIDIA gives the H100's and H200's BF16 rate only "with
+#: sparsity" (1,979 TFLOPS), twice the dense rate, so the dense rate is half of it; the A100's
+#: 312 TFLOPS is the dense one (624 with sparsity). Memory in the datasheets' GB, read as 1e9 bytes.
+DEVICES = {
+    "A100 80GB": Device("A100 80GB", peak_flops=312e12, bandwidth=2039e9, memory=80e9, source="nvidia2021a100"),
+    "H100": Device("H100", peak_flops=1979e12 / 2, bandwidth=3.35e12, memory=80e9, source="nvidia2023h100"),
+    "H200": Device("H200", peak_flops=1979e12 / 2, bandwidth=4.8e12, memory=141e9, source="nvidia2024h200"),
+}
+
+
+def _as_device(device) -> Device:
+    if not isinstance(device, Device):
+        raise ValueError(f"device must be a Device (see DEVICES), got {type(device).__name__}")
+    return device
+
+
+def ridge_point(device: Device) -> float:
+    """The arithmetic intensity (FLOPs per byte) at which ``device`` is as long busy computing as
+    reading: ``peak_flops / bandwidth``. A step of lower intensity is bound by memory bandwidth.
+
+    Raises
+    ------
+    ValueError
+        If ``device`` is not a :class:`Device`.
+
+    >>> round(ridge_point(DEVICES["A100 80GB"]))
+    153
+    """
+    device = _as_device(device)
+    return device.peak_flops / device.bandwidth
+
+
+def roofline_time(cost: dict[str, float], device: Device) -> dict[str, float]:
+    """Lower bounds on the time of the work ``cost`` (from :func:`decode_step_cost` or
+    :func:`prefill_cost`) on ``device``: ``"compute"``, its FLOPs at the peak rate; ``"memory"``,
+    its bytes at the full bandwidth; ``"bound"``, the larger of the two (the roofline model of
+    Williams et al. 2009). Real kernels reach neither peak, so each is a bound, not a prediction.
+
+    Raises
+    ------
+    ValueError
+        As :func:`arithmetic_intensity` for ``cost``; ``device`` not a :class:`Device`.
+
+    >>> r = roofline_time({"weight_flops": 2e12, "attention_flops": 0.0, "weight_bytes": 1e12,
+    ...                    "cache_bytes": 0.0}, DEVICES["H200"])
+    >>> round(r["memory"], 4), r["bound"] == r["memory"]
+    (0.2083, True)
+    """
+    device = _as_device(device)
+    arithmetic_intensity(cost)  # checks cost
+    flops = cost["weight_flops"] + cost["attention_flops"]
+    moved = cost["weight_bytes"] + cost["cache_bytes"]
+    compute, memory = flops / device.peak_flops, moved / device.bandwidth
+    return {"compute": compute, "memory": memory, "bound": max(compute, memory)}
+
+
+def intensity_limit(shape: ModelShape, t: int) -> float:
+    """The arithmetic intensity a decoding step at context ``t`` approaches as the batch grows
+    without bound: once the weights are shared by many sequences, each one brings
+    ``2 * weights_read + 4 * n_layers * d_model * t`` FLOPs and its own cache of
+    ``kv_cache_bytes(t)`` bytes, so the intensity tends to their ratio.
+
+    Raises
+    ------
+    ValueError
+        If ``shape`` is not a :class:`ModelShape` or ``t`` is not an integer >= 1.
+
+    >>> round(intensity_limit(MODEL_SHAPES["Llama-2-7B"], 4096), 2)
+    7.15
+    """
+    shape, t = _as_shape(shape), positive_int("t", t)
+    return (2.0 * weights_read(shape) + 4.0 * shape.n_layers * shape.d_model * t) / kv_cache_bytes(shape, t)
+
+
+def max_batch(shape: ModelShape, device: Device, t: int) -> int:
+    """The most sequences of ``t`` tokens whose KV caches fit in ``device``'s memory beside all the
+    weights (:func:`weight_count`, 16-bit): ``floor((memory - weight bytes) / kv_cache_bytes(t))``,
+    0 if not even one fits. Activations and the memory a server keeps free are not counted, so
+    this is an upper bound.
+
+    Raises
+    ------
+    ValueError
+        If ``shape`` or ``device`` is of the wrong type or ``t`` is not an integer >= 1.
+
+    >>> max_batch(MODEL_SHAPES["Llama-2-7B"], DEVICES["H100"], 4096)
+    30
+    """
+    shape, device, t = _as_shape(shape), _as_device(device), positive_int("t", t)
+    free = device.memory - weight_count(shape) * shape.bytes_per_number
+    return max(0, int(free // kv_cache_bytes(shape, t)))

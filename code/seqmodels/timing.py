@@ -25,8 +25,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_int_list, as_rng, positive_int
-from .attention import (KVCache, causal_mask, decode, decode_step, decode_step_without_cache, generate,
-                        init_attention, self_attention)
+from .attention import (KVCache, attention_stack, causal_mask, decode, decode_step, decode_step_without_cache,
+                        generate, init_attention, self_attention, sinusoidal_positions)
 from .numeric import softmax
 from .lstm import init_lstm, lstm_forward
 from .rnn import init_rnn, rnn_forward
@@ -303,12 +303,17 @@ def _toy_decoder(d_model: int, n_layers: int, vocab_size: int, rng) -> tuple:
 def prefill_decode_times(lengths, d_model: int = 256, n_layers: int = 2, vocab_size: int = 512, seed: int = 0,
                          repeat: int = 3) -> dict[str, np.ndarray]:
     """Reading ``n`` tokens at once against producing ``n`` tokens one at a time, with
-    :func:`~seqmodels.attention.generate` and its KV cache, for each ``n`` in ``lengths``.
+    :func:`~seqmodels.attention.generate` and its KV cache, for each ``n`` in ``lengths``; and the
+    same two for the layers alone.
 
-    - ``"prefill"``: ``generate(prompt, 0, ...)`` with a prompt of ``n`` tokens: one causal pass per
-      layer over all ``n`` positions, keys and values kept;
-    - ``"decode"``: ``generate(prompt[:1], n - 1, ...)``: the same number of positions, all but the
-      first produced by a decoding step of one position each.
+    - ``"prefill"``: ``generate(prompt, 1, ...)`` with a prompt of ``n`` tokens: one causal pass per
+      layer over all ``n`` positions, keys and values kept, and one read-out (the next token's logits);
+    - ``"decode"``: ``generate(prompt[:1], n, ...)``: the same ``n`` positions through the layers, all
+      but the first in a decoding step of one position each, and a read-out after every position
+      (a decoder must choose each token before it can read the next);
+    - ``"prefill_layers"``, ``"decode_layers"``: the layers alone on the same ``n`` inputs, with no
+      embedding lookup and no read-out: :func:`~seqmodels.attention.attention_stack` (causal) in one
+      pass, and :func:`~seqmodels.attention.decode` with the cache, one position per step.
 
     Random weights from ``_toy_decoder`` with ``seed`` (a toy model: the computation's
     shape is the point). CPU seconds, best of
@@ -326,10 +331,13 @@ def prefill_decode_times(lengths, d_model: int = 256, n_layers: int = 2, vocab_s
     rng = np.random.default_rng(positive_int("seed", seed, minimum=0))
     E, layers, W_unembed = _toy_decoder(d_model, n_layers, vocab_size, rng)
     prompt = rng.integers(0, vocab_size, size=max(lengths))
-    out: dict[str, list[float]] = {"prefill": [], "decode": []}
+    X = E[prompt] + sinusoidal_positions(max(lengths), d_model)   # the inputs generate's prefill reads
+    out: dict[str, list[float]] = {"prefill": [], "decode": [], "prefill_layers": [], "decode_layers": []}
     for n in lengths:
-        best = interleaved_best({"prefill": lambda: generate(prompt[:n], 0, E, layers, W_unembed),
-                                  "decode": lambda: generate(prompt[:1], n - 1, E, layers, W_unembed)}, repeat)
+        best = interleaved_best({"prefill": lambda: generate(prompt[:n], 1, E, layers, W_unembed),
+                                  "decode": lambda: generate(prompt[:1], n, E, layers, W_unembed),
+                                  "prefill_layers": lambda: attention_stack(X[:n], layers, causal=True),
+                                  "decode_layers": lambda: decode(X[:n], layers, cache=True)}, repeat)
         for key, value in best.items():
             out[key].append(value)
     return {k: np.array(v) for k, v in out.items()}
