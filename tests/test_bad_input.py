@@ -1105,6 +1105,17 @@ case("serving.arithmetic_intensity", "no bytes moved", "cost",
 case("serving.arithmetic_intensity", "NaN FLOPs (used to return NaN)", "weight_flops",
      lambda: serving.arithmetic_intensity({**_COST, "weight_flops": NAN}))
 case("serving.arithmetic_intensity", "a list", "cost", lambda: serving.arithmetic_intensity([4.0, 0.0, 2.0, 0.0]))
+_DEVICE = serving.DEVICES["H100"]
+case("serving.Device", "bandwidth 0", "bandwidth", lambda: serving.Device("d", 1e12, 0.0, 1e9, "x"))
+case("serving.Device", "peak_flops NaN", "peak_flops", lambda: serving.Device("d", NAN, 1e9, 1e9, "x"))
+case("serving.ridge_point", "device a name", "device", lambda: serving.ridge_point("H100"))
+case("serving.roofline_time", "device a name", "device", lambda: serving.roofline_time(_COST, "H100"))
+case("serving.roofline_time", "a missing entry", "cost", lambda: serving.roofline_time({"weight_flops": 1.0}, _DEVICE),
+     KeyError)
+case("serving.intensity_limit", "t 0", "t", lambda: serving.intensity_limit(_SHAPE, 0))
+case("serving.intensity_limit", "shape a name", "shape", lambda: serving.intensity_limit("OPT-13B", 4))
+case("serving.max_batch", "device None", "device", lambda: serving.max_batch(_SHAPE, None, 4))
+case("serving.max_batch", "t -1", "t", lambda: serving.max_batch(_SHAPE, _DEVICE, -1))
 
 # gradient_paths: the depth experiment
 case("gradient_paths.token_uniformity", "T 1", "X", lambda: gradient_paths.token_uniformity(np.ones((1, 3))))

@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from seqmodels.blocks import block_stack_states, init_blocks, init_mlp, layer_norm, mlp
-from seqmodels.serving import (MODEL_SHAPES, ModelShape, arithmetic_intensity, decode_step_cost, kv_cache_bytes,
-                               prefill_cost, weight_count)
+from seqmodels.serving import (DEVICES, MODEL_SHAPES, ModelShape, arithmetic_intensity, decode_step_cost,
+                               intensity_limit, kv_cache_bytes, max_batch, prefill_cost, ridge_point,
+                               roofline_time, weight_count)
 
 
 def test_shapes_match_published_sizes():
@@ -32,6 +33,42 @@ def test_decode_costs_add_up(t, batch):
     assert many["weight_bytes"] == one["weight_bytes"]  # the weights are read once per step
     assert many["cache_bytes"] == batch * one["cache_bytes"] == batch * kv_cache_bytes(shape, t)
     assert np.isclose(many["weight_flops"] + many["attention_flops"], batch * (one["weight_flops"] + one["attention_flops"]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(MODEL_SHAPES)), st.integers(1, 300_000), st.integers(1, 10**6))
+def test_intensity_limit_bounds_every_batch_from_above(name, t, batch):
+    shape = MODEL_SHAPES[name]
+    limit = intensity_limit(shape, t)
+    assert arithmetic_intensity(decode_step_cost(shape, t, batch)) < limit
+    # ... and is approached: within 1% once the weights are a negligible share of the bytes
+    big = 10**9
+    assert arithmetic_intensity(decode_step_cost(shape, t, big)) > 0.99 * limit
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(MODEL_SHAPES)), st.sampled_from(sorted(DEVICES)), st.integers(1, 300_000))
+def test_max_batch_fits_and_one_more_does_not(name, device, t):
+    shape, dev = MODEL_SHAPES[name], DEVICES[device]
+    b = max_batch(shape, dev, t)
+    weights = weight_count(shape) * shape.bytes_per_number
+    assert b >= 0
+    assert weights + b * kv_cache_bytes(shape, t) <= dev.memory or b == 0
+    assert weights + (b + 1) * kv_cache_bytes(shape, t) > dev.memory
+
+
+def test_roofline_and_ridges():
+    for dev in DEVICES.values():
+        at_ridge = {"weight_flops": ridge_point(dev) * 1e9, "attention_flops": 0.0, "weight_bytes": 1e9,
+                    "cache_bytes": 0.0}
+        r = roofline_time(at_ridge, dev)
+        assert np.isclose(r["compute"], r["memory"]) and r["bound"] == max(r["compute"], r["memory"])
+    # the datasheet numbers: A100 dense 312 TFLOPS at 2,039 GB/s; H100 and H200 half of 1,979 with sparsity
+    assert round(ridge_point(DEVICES["A100 80GB"])) == 153
+    assert round(ridge_point(DEVICES["H100"])) == 295 and round(ridge_point(DEVICES["H200"])) == 206
+    # the check: an 80 GB device fits 30 Llama-2-7B sequences of 4,096 tokens, 119 of Llama-3.1-8B
+    assert max_batch(MODEL_SHAPES["Llama-2-7B"], DEVICES["H100"], 4096) == 30
+    assert max_batch(MODEL_SHAPES["Llama-3.1-8B"], DEVICES["A100 80GB"], 4096) == 119
 
 
 def test_intensity_of_decode_and_prefill():
