@@ -27,6 +27,9 @@ hold, under each. ``make portability`` runs this script::
 5. Execute once more, on the base kernel, every chapter that reads ``SEQMODELS_DTYPE`` (the
    precision of its training runs, float32 by default), with ``SEQMODELS_DTYPE=float64``: the
    precision is another setting whose change every ``assert`` must survive.
+6. Execute the pages that measure times (``TIMING_PAGES``) once more on the base kernel, one at a
+   time, while ``--load`` other CPU-bound processes (2 by default) compete for the cores: a reader's
+   build may share its machine, and every timing ``assert`` must hold on a loaded machine too.
 
 It fails (exit 1) if any chapter raises under any kernel or precision, or fewer than ``--min-kernels`` kernels
 besides the base could run. Differences of glued values are reported, not failed: a claim is
@@ -296,6 +299,8 @@ def main() -> int:
     parser.add_argument("--base", choices=("auto", "build", "run"), default="auto",
                         help="the values to compare with: the main build's (build), the default kernel "
                              "executed here (run), or the build where it can be used (auto, the default)")
+    parser.add_argument("--load", type=int, default=2,
+                        help="CPU-bound processes competing while the timing pages run once more (0: skip)")
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     only = [c.strip() for c in args.chapters.split(",") if c.strip()]
@@ -349,10 +354,22 @@ def main() -> int:
                                     outdir / f"{re.sub(r'[^A-Za-z0-9]+', '-', job[0])}-{job[2]}.json", job[3])
                    for job in jobs}
         done = {job: f.result() for job, f in futures.items()}
-    wall = time.perf_counter() - start
     results: dict[str, dict] = {}
     for (label, _, name, _), run in sorted(done.items(), key=lambda item: item[0][2]):
         results.setdefault(label, {})[name] = run
+    load_label = f"{base_arch}, with {args.load} competing CPU-bound processes"
+    loaded = [name for name in names if name in timing_pages()] if args.load > 0 else []
+    if loaded:
+        spin = [subprocess.Popen([sys.executable, "-c", "while True:\n    pass"]) for _ in range(args.load)]
+        try:
+            for name in loaded:  # one at a time: the page and the spinners share the cores
+                results.setdefault(load_label, {})[name] = run_job(base_kernel, name, outdir / f"load-{name}.json")
+        finally:
+            for proc in spin:
+                proc.kill()
+                proc.wait()
+        expected[load_label] = base_arch
+    wall = time.perf_counter() - start
     if base is None:
         base = results.pop(base_label)
     expected[dtype_label] = base_arch
@@ -365,7 +382,7 @@ def main() -> int:
     base_seconds = sum(r["seconds"] for r in base.values() if r["seconds"] is not None)
     lines.append(f"| {base_label} (the base) | {len(base)}/{len(base)} | "
                  f"{round(base_seconds, 1) if base_seconds else 'in the build'} | | | |")
-    for label in [*runs, *([dtype_label] if precision else [])]:
+    for label in [*runs, *([dtype_label] if precision else []), *([load_label] if loaded else [])]:
         chapters_run = results.get(label, {})
         passed = 0
         for name, run in chapters_run.items():
@@ -392,8 +409,8 @@ def main() -> int:
     if examples:
         lines += [""]
         lines += [f"- {label}: {e}" for label, c in comparisons.items() for e in c["printed_examples"]]
-    lines += ["", f"Chapters: {', '.join(names)}. {len(jobs)} jobs, total wall time {wall:.0f} s "
-              f"with {args.jobs} at a time."]
+    lines += ["", f"Chapters: {', '.join(names)}. {len(jobs)} jobs, {args.jobs} at a time"
+              + (f", then {len(loaded)} under load" if loaded else "") + f"; total wall time {wall:.0f} s."]
     if n_other < args.min_kernels:
         failures.append(f"only {n_other} kernel(s) besides the base could run here; "
                         f"--min-kernels is {args.min_kernels}")
@@ -405,7 +422,7 @@ def main() -> int:
         {"base": base_label, "base_kernel": base_arch, "runs": runs, "skipped": skipped,
          "comparisons": comparisons, "failures": failures,
          "seconds": {label: {n: r["seconds"] for n, r in results.get(label, {}).items()}
-                     for label in [*runs, dtype_label]}},
+                     for label in [*runs, dtype_label, *([load_label] if loaded else [])]}},
         indent=1))
     print(report)
     return 1 if failures else 0

@@ -8,12 +8,14 @@ Everything else in the book is deterministic; the functions here whose names end
   machine, no contention on a busy one);
 - :func:`best_time`: the fastest of a few runs, in wall time;
 - :func:`sequential_timings`: one RNN, LSTM and attention layer over growing lengths;
-- :func:`kv_step_times`, :func:`kv_total_times`: causal decoding with and without a KV cache;
+- :func:`kv_step_times`, :func:`kv_total_times`: causal decoding with and without a KV cache (the
+  step as ``decode`` runs it, and the checked public ``decode_step``);
 - :func:`recurrence_costs`: the RNN loop split into interpreter floor, one sequence and a batch
   (this and the next two compare variants in CPU time, their runs interleaved);
-- :func:`attention_split_times`: causal attention's matrix products against its mask and softmax;
+- :func:`attention_split_times`: causal attention's matrix products against its mask and softmax
+  (lean, and as the checked layer does it);
 - :func:`prefill_decode_times`: :func:`~seqmodels.attention.generate` reading a prompt in one pass
-  against producing the same number of tokens one at a time.
+  against producing the same number of tokens one at a time, and the layers alone.
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_int_list, as_rng, positive_int
-from .attention import (KVCache, attention_stack, causal_mask, decode, decode_step, decode_step_without_cache,
-                        generate, init_attention, self_attention, sinusoidal_positions)
-from .numeric import softmax
+from .attention import (KVCache, _decode_step, _decode_without_cache, attention_stack, causal_mask, decode,
+                        decode_step, generate, init_attention, self_attention, sinusoidal_positions)
+from .numeric import softmax, softmax_
 from .lstm import init_lstm, lstm_forward
 from .rnn import init_rnn, rnn_forward
 
@@ -91,9 +93,14 @@ def kv_step_times(lengths, d_model: int, n_layers: int = 1, seed: int = 0,
                   repeat: int = 5) -> dict[str, np.ndarray]:
     """Time of one decoding step at each context length ``t`` in ``lengths``.
 
-    ``"cache"``: :func:`~seqmodels.attention.decode_step` with ``t - 1`` positions already cached;
-    ``"no_cache"``: :func:`~seqmodels.attention.decode_step_without_cache` on a prefix of ``t``.
-    Each value is the best of ``repeat`` runs in CPU time, the two variants interleaved
+    ``"cache"``: the step with ``t - 1`` positions already cached, as
+    :func:`~seqmodels.attention.decode_step` runs it once its arguments are checked (the inner
+    function that :func:`~seqmodels.attention.decode` and ``generate`` call at every step);
+    ``"no_cache"``: the step on a prefix of ``t``, as
+    :func:`~seqmodels.attention.decode_step_without_cache` runs it after its checks;
+    ``"cache_checked"``: the public :func:`~seqmodels.attention.decode_step`, argument checks
+    included (it re-validates every weight and the cache on each call, for readers who call it
+    by hand). Each value is the best of ``repeat`` runs in CPU time, the variants interleaved
     (:func:`interleaved_best`), in seconds; arrays of shape ``(len(lengths),)``.
     Raises ``ValueError`` unless ``lengths`` is a non-empty list of integers >= 1 and the sizes and
     ``repeat`` are integers >= 1.
@@ -105,14 +112,15 @@ def kv_step_times(lengths, d_model: int, n_layers: int = 1, seed: int = 0,
     kv = KVCache.empty(layers, capacity=max(lengths))
     for x in X:  # fill the cache once; each timed step below rewrites one row with the same values
         decode_step(x, layers, kv)
-    out = {"cache": [], "no_cache": []}
+    out = {"cache": [], "no_cache": [], "cache_checked": []}
     for t in lengths:
-        def cached_step(t=t):
+        def cached_step(t=t, step=_decode_step):
             kv.length = t - 1
-            decode_step(X[t - 1], layers, kv)
+            step(X[t - 1], layers, kv)
 
         best = interleaved_best({"cache": cached_step,
-                                  "no_cache": lambda t=t: decode_step_without_cache(X[:t], layers)}, repeat)
+                                  "no_cache": lambda t=t: _decode_without_cache(X[:t], layers),
+                                  "cache_checked": lambda t=t: cached_step(t, decode_step)}, repeat)
         for name in out:
             out[name].append(best[name])
     return {k: np.array(v) for k, v in out.items()}
@@ -170,10 +178,12 @@ def interleaved_best(fns: dict, repeat: int) -> dict[str, float]:
     """The shortest of ``repeat`` times of each function, in seconds of this process's CPU time
     (:func:`time.process_time`), the runs interleaved (one of each per round).
 
-    On one BLAS thread, CPU time is the wall time the code would take on an idle machine; unlike
-    wall time it does not count the time the process waits while other processes hold the cores,
-    so comparisons between variants survive a busy machine. Interleaving makes what load remains
-    (caches and memory bandwidth shared with other processes) slow every variant alike.
+    Unlike wall time, CPU time does not count the time the process waits while other processes
+    hold the cores. It still counts what a busy machine does to the process while it runs: caches
+    and memory bandwidth shared with other processes slow it, and not every variant by the same
+    factor. Interleaving spreads load that changes over time across
+    the variants; it does not make the load slow them alike. ``make portability`` runs the timing
+    pages again under such load, and their asserts must hold there too.
 
     >>> sorted(interleaved_best({"a": lambda: None, "b": lambda: sum(range(100))}, repeat=2))
     ['a', 'b']
@@ -242,13 +252,18 @@ def recurrence_costs(lengths, d: int = 64, d_floor: int = 2, batch: int = 16, se
 
 
 def attention_split_times(lengths, d: int = 64, seed: int = 0, repeat: int = 3) -> dict[str, np.ndarray]:
-    """Causal self-attention over ``n`` tokens of width ``d``, timed in two parts, for each ``n``.
+    """Causal self-attention over ``n`` tokens of width ``d``, timed in parts, for each ``n``.
 
     - ``"products"``: the matrix products, ``Q, K, V = X W_q, X W_k, X W_v``, ``S = Q K^T / sqrt(d)``
       and ``A V`` (the FLOPs that :func:`~seqmodels.complexity.layer_flops` counts);
-    - ``"mask and softmax"``: the elementwise ``O(n^2)`` work between them, building the causal mask,
-      putting ``-inf`` above the diagonal and the softmax of every row (no FLOPs counted for it);
-    - ``"total"``: :func:`~seqmodels.attention.self_attention` with ``causal=True``, the two together.
+    - ``"mask and softmax"``: the elementwise ``O(n^2)`` work between them done lean: ``-inf`` put
+      above the diagonal of a fresh copy of ``S`` with a mask built once per ``n``, and the softmax
+      of every row in place with no scan for NaN (:func:`~seqmodels.numeric.softmax_`);
+    - ``"mask and softmax, checked"``: the same work as :func:`~seqmodels.attention.self_attention`
+      does it, building the mask on each call and scanning the scores for NaN in
+      :func:`~seqmodels.numeric.softmax`;
+    - ``"total"``: :func:`~seqmodels.attention.self_attention` with ``causal=True``, the whole
+      checked layer.
 
     CPU seconds, best of ``repeat`` interleaved runs on one BLAS thread; arrays of shape
     ``(len(lengths),)``.
@@ -263,11 +278,13 @@ def attention_split_times(lengths, d: int = 64, seed: int = 0, repeat: int = 3) 
     d = positive_int("d", d)
     rng = np.random.default_rng(positive_int("seed", seed, minimum=0))
     W_q, W_k, W_v = init_attention(d, d, d, rng)
-    out: dict[str, list[float]] = {"products": [], "mask and softmax": [], "total": []}
+    out: dict[str, list[float]] = {"products": [], "mask and softmax": [], "mask and softmax, checked": [],
+                                   "total": []}
     for n in lengths:
         X = rng.normal(size=(n, d))
         S = (X @ W_q) @ (X @ W_k).T / np.sqrt(d)
-        A = softmax(np.where(causal_mask(n), S, -np.inf), axis=-1)
+        mask = causal_mask(n)
+        A = softmax(np.where(mask, S, -np.inf), axis=-1)
 
         def products():
             Q, K, V = X @ W_q, X @ W_k, X @ W_v
@@ -275,7 +292,8 @@ def attention_split_times(lengths, d: int = 64, seed: int = 0, repeat: int = 3) 
 
         best = interleaved_best({
             "products": products,
-            "mask and softmax": lambda: softmax(np.where(causal_mask(n), S, -np.inf), axis=-1),
+            "mask and softmax": lambda: softmax_(np.where(mask, S, -np.inf)),
+            "mask and softmax, checked": lambda: softmax(np.where(causal_mask(n), S, -np.inf), axis=-1),
             "total": lambda: self_attention(X, W_q, W_k, W_v, causal=True),
         }, repeat)
         for key, value in best.items():
