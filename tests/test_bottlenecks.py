@@ -182,7 +182,7 @@ def test_timing_functions_return_one_time_per_length():
     rec = recurrence_costs([3], d=4, batch=2, repeat=1)
     split = attention_split_times([3], d=4, repeat=1)
     gen = prefill_decode_times([2, 3], d_model=4, vocab_size=5, repeat=1)
-    assert set(rec) == {"floor", "one sequence", "batched", "one product"} and set(gen) == {"prefill", "decode", "prefill_layers", "decode_layers"}
+    assert set(rec) == {"floor", "one sequence", "batched", "one product", "input projection"} and set(gen) == {"prefill", "decode", "prefill_layers", "decode_layers"}
     for arr in (list(steps.values()) + list(totals.values()) + list(seq.values()) + list(rec.values())
                 + list(split.values()) + list(gen.values())):
         assert np.all(arr > 0)

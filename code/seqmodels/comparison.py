@@ -13,7 +13,7 @@ from ._checks import positive_int
 from .attention import init_attention, self_attention
 from .birnn import bilstm_forward
 from .capacity import attention_read, final_states, token_sequences
-from .complexity import MODELS, critical_path, dependency_graph, max_path_length
+from .complexity import MODELS, critical_path, dependency_graph, layer_flops, max_path_length
 from .lstm import init_lstm, lstm_forward
 from .probe import linear_probe
 from .rnn import init_rnn, rnn_forward
@@ -22,7 +22,7 @@ from .timing import interleaved_best, one_blas_thread
 
 @one_blas_thread
 def comparison_table(n: int = 256, d: int = 64, T: int = 30, distance: int = 10, vocab_size: int = 8,
-                     seed: int = 0, repeat: int = 5) -> dict[str, dict[str, float | int | None]]:
+                     seed: int = 0, repeat: int = 5, d_floor: int = 2) -> dict[str, dict[str, float | int | None]]:
     """The computed columns of the chapter's comparison table, one dict per model in :data:`MODELS`.
 
     - ``"steps"``: :func:`critical_path` of one layer over ``n`` tokens;
@@ -31,6 +31,12 @@ def comparison_table(n: int = 256, d: int = 64, T: int = 30, distance: int = 10,
       attention causal like the recurrent layers (best of ``repeat`` runs, the models' runs
       interleaved, one BLAS thread) --
       **measured on the machine that runs this**; ``None`` for Word2Vec, a table lookup, not a layer;
+    - ``"floor_ms"``: the same, for the same layer at width ``d_floor`` (2 by default), where almost
+      no arithmetic is left: the cost of its steps and their numpy calls, interleaved with the runs
+      above (``None`` for Word2Vec);
+    - ``"gflops"``: the layer's FLOPs (:func:`~seqmodels.complexity.layer_flops`: the RNN, the
+      LSTM, twice the LSTM for the Bi-LSTM, and for attention the full ``Q K^T`` its causal layer
+      computes before masking) over ``time_ms``, in GFLOP/s (``None`` for Word2Vec);
     - ``"accuracy"``: :func:`linear_probe` accuracy for the token ``distance`` positions before the
       last, read from the last representation (state size ``d``; sequences of ``T`` random tokens
       over ``vocab_size``), or through :func:`attention_read` for self-attention (a read-out designed
@@ -44,6 +50,7 @@ def comparison_table(n: int = 256, d: int = 64, T: int = 30, distance: int = 10,
     ``0 <= distance < T``.
     """
     n, d, T, repeat = (positive_int(k, v) for k, v in (("n", n), ("d", d), ("T", T), ("repeat", repeat)))
+    d_floor = positive_int("d_floor", d_floor)
     vocab_size = positive_int("vocab_size", vocab_size, minimum=2)
     if isinstance(distance, bool) or not isinstance(distance, (int, np.integer)) or not 0 <= distance < T:
         raise ValueError(f"distance must be an integer in [0, T) = [0, {T}), got {distance!r}")
@@ -60,27 +67,35 @@ def comparison_table(n: int = 256, d: int = 64, T: int = 30, distance: int = 10,
 
     rng = np.random.default_rng(seed)
     ids = rng.integers(0, vocab_size, size=n)
-    E = rng.normal(size=(vocab_size, d))
-    X = E[ids]
-    h0 = np.zeros(d)
-    W_h, W_x, b = init_rnn(d, d, rng, spectral_radius=0.9)
-    W, b_lstm = init_lstm(d, d, rng)
-    W2, b2 = init_lstm(d, d, rng)
-    Wa = init_attention(d, d, d, rng)
-    runs = {
-        "RNN": lambda: rnn_forward(X, h0, W_h, W_x, b),
-        "LSTM": lambda: lstm_forward(X, h0, h0, W, b_lstm),
-        "Bi-LSTM": lambda: bilstm_forward(X, (W, b_lstm), (W2, b2)),
-        "Transformer self-attention": lambda: self_attention(X, *Wa, causal=True),
-    }
+
+    def layers(width):
+        """The four timed layers at ``width``, on the same token ids."""
+        X = rng.normal(size=(vocab_size, width))[ids]
+        h0 = np.zeros(width)
+        W_h, W_x, b = init_rnn(width, width, rng, spectral_radius=0.9)
+        W, b_lstm = init_lstm(width, width, rng)
+        W2, b2 = init_lstm(width, width, rng)
+        Wa = init_attention(width, width, width, rng)
+        return {"RNN": lambda: rnn_forward(X, h0, W_h, W_x, b),
+                "LSTM": lambda: lstm_forward(X, h0, h0, W, b_lstm),
+                "Bi-LSTM": lambda: bilstm_forward(X, (W, b_lstm), (W2, b2)),
+                "Transformer self-attention": lambda: self_attention(X, *Wa, causal=True)}
+
+    runs = layers(d)
+    runs |= {("floor", model): fn for model, fn in layers(d_floor).items()}
     memory = {"Word2Vec": 0.0, "RNN": d / n, "LSTM": 2 * d / n, "Bi-LSTM": (n * d + 4 * d) / n,
               "Transformer self-attention": 2.0 * d}
+    flops = {"RNN": layer_flops("RNN", n, d), "LSTM": layer_flops("LSTM", n, d),
+             "Bi-LSTM": 2 * layer_flops("LSTM", n, d), "Transformer self-attention": layer_flops("attention", n, d)}
     times = interleaved_best(runs, repeat)
     table = {}
     for model in MODELS:
         graph = dependency_graph(model, n)
+        timed = model in runs
         table[model] = {"steps": critical_path(graph), "path": max_path_length(graph, n),
-                        "time_ms": 1e3 * times[model] if model in runs else None,
+                        "time_ms": 1e3 * times[model] if timed else None,
+                        "floor_ms": 1e3 * times[("floor", model)] if timed else None,
+                        "gflops": flops[model] / times[model] / 1e9 if timed else None,
                         "accuracy": accuracy[model],
                         "memory_per_token": memory[model]}
     return table

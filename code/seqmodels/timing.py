@@ -219,7 +219,9 @@ def recurrence_costs(lengths, d: int = 64, d_floor: int = 2, batch: int = 16, se
     - ``"batched"``: the loop at width ``d`` over ``batch`` sequences at once, divided by ``batch``
       (the same number of steps, each a matrix-matrix product instead of a matrix-vector one);
     - ``"one product"``: the RNN's arithmetic for one sequence, ``tanh(H W_h^T + X W_x^T + b)``, as
-      two large products, as if every state were known in advance.
+      two large products, as if every state were known in advance;
+    - ``"input projection"``: ``X W_x^T + b`` alone, the product ``rnn_forward`` does for all steps
+      at once before its loop (so ``"one sequence"`` minus it is the recurrence's own time).
 
     Arrays of shape ``(len(lengths),)``.
 
@@ -234,7 +236,8 @@ def recurrence_costs(lengths, d: int = 64, d_floor: int = 2, batch: int = 16, se
     rng = np.random.default_rng(positive_int("seed", seed, minimum=0))
     wide = init_rnn(d, d, rng, spectral_radius=0.9)
     narrow = init_rnn(d_floor, d_floor, rng, spectral_radius=0.9)
-    out: dict[str, list[float]] = {"floor": [], "one sequence": [], "batched": [], "one product": []}
+    out: dict[str, list[float]] = {"floor": [], "one sequence": [], "batched": [], "one product": [],
+                                   "input projection": []}
     for n in lengths:
         X, H = rng.normal(size=(n, d)), rng.normal(size=(n, d))
         Xf, Xb = rng.normal(size=(n, d_floor)), rng.normal(size=(n, batch, d))
@@ -244,6 +247,7 @@ def recurrence_costs(lengths, d: int = 64, d_floor: int = 2, batch: int = 16, se
             "one sequence": lambda: rnn_forward(X, np.zeros(d), *wide),
             "batched": lambda: rnn_forward(Xb, np.zeros((batch, d)), *wide),
             "one product": lambda: np.tanh(H @ W_h.T + X @ W_x.T + b),
+            "input projection": lambda: X @ W_x.T + b,
         }, repeat)
         best["batched"] /= batch
         for key, value in best.items():
