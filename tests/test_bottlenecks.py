@@ -132,6 +132,10 @@ def test_depth_arms_pure_collapses_and_pre_ln_holds():
     assert np.all(r["residual"]["norm"][:, -1] > r["residual"]["norm"][:, 0])
     # The scaled control: no normalisation, each update shrunk by 1/sqrt(L); it keeps the positions apart.
     assert np.all(r["residual ×1/√L"]["uniformity"][:, -1] > 3 * r["residual"]["uniformity"][:, -1])
+    # input_cosine: exactly 1 at depth 0, in [-1, 1], and unchanged by the scale of the input
+    for parts in r.values():
+        assert parts["input_cosine"].shape == (2, 13) and np.allclose(parts["input_cosine"][:, 0], 1)
+        assert np.all(np.abs(parts["input_cosine"]) <= 1 + 1e-12)
 
 
 @settings(max_examples=20, deadline=None)

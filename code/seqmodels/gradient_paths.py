@@ -180,7 +180,11 @@ def depth_arms(max_depth: int = 32, T: int = 16, d: int = 32, seeds=tuple(range(
     ``l = 0 .. max_depth``:
 
     - ``"uniformity"``: :func:`token_uniformity` of the block's output, ``(n_seeds, max_depth + 1)``;
-    - ``"norm"``: the mean norm of an output vector, ``(n_seeds, max_depth + 1)``.
+    - ``"norm"``: the mean norm of an output vector, ``(n_seeds, max_depth + 1)``;
+    - ``"input_cosine"``: the cosine between the output and the input, each centred over positions
+      (``X - mean over positions``, flattened), ``(n_seeds, max_depth + 1)``: 1 where the stack has
+      not changed how the positions differ, so a high ``"uniformity"`` with a high ``"input_cosine"``
+      means the positions were kept apart by changing them little. Scale-free, like the uniformity.
 
     Raises
     ------
@@ -198,7 +202,7 @@ def depth_arms(max_depth: int = 32, T: int = 16, d: int = 32, seeds=tuple(range(
     for arm in arms:
         residual, norm, with_mlp, scale = DEPTH_ARMS[arm]
         scale = 1.0 / np.sqrt(max_depth) if scale is None else scale
-        uni, size = [], []
+        uni, size, cos = [], [], []
         for seed in seeds:
             X = np.random.default_rng([seed, 0]).normal(size=(T, d))
             blocks = init_blocks(max_depth, d, np.random.default_rng([seed, 1]), with_mlp=with_mlp)
@@ -206,5 +210,8 @@ def depth_arms(max_depth: int = 32, T: int = 16, d: int = 32, seeds=tuple(range(
                                                  branch_scale=scale))  # (L+1, T, d)
             uni.append(token_uniformity(states))
             size.append(np.linalg.norm(states, axis=-1).mean(axis=-1))
-        out[arm] = {"uniformity": np.array(uni), "norm": np.array(size)}
+            centred = (states - states.mean(axis=1, keepdims=True)).reshape(len(states), -1)  # (L+1, T d)
+            lengths = np.linalg.norm(centred, axis=1)
+            cos.append(centred @ centred[0] / np.maximum(lengths * lengths[0], 1e-300))
+        out[arm] = {"uniformity": np.array(uni), "norm": np.array(size), "input_cosine": np.array(cos)}
     return out
