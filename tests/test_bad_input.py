@@ -248,6 +248,9 @@ case("rnn.init_rnn", "rng a string", "rng", lambda: rnn.init_rnn(3, 4, "seed", s
 case("rnn.gradient_decay", "no radii", "radii", lambda: rnn.gradient_decay([]))
 case("rnn.gradient_decay", "NaN radius", "radii", lambda: rnn.gradient_decay([0.5, NAN], T=3))
 case("rnn.gradient_decay", "T = 0", "T", lambda: rnn.gradient_decay([0.5], T=0))
+case("rnn.gradient_decay", "rows beyond radii", "rows", lambda: rnn.gradient_decay([0.5], T=3, rows=[1]))
+case("rnn.gradient_decay", "rows empty", "rows", lambda: rnn.gradient_decay([0.5], T=3, rows=[]))
+case("rnn.gradient_decay", "input_seed negative", "input_seed", lambda: rnn.gradient_decay([0.5], T=3, input_seed=-1))
 case("rnn.gradient_decay", "n_sequences 2.5", "n_sequences", lambda: rnn.gradient_decay([0.5], n_sequences=2.5))
 
 # lstm

@@ -125,3 +125,16 @@ def test_forward_and_backward_reject_bad_sequences():
         rnn_backward(np.zeros((2, 3)), np.zeros(4), **W, dhs=np.full((2, 4), np.nan))
     with pytest.raises(ValueError, match=r"spectral_radius must be a finite number >= 0, got nan"):
         init_rnn(3, 4, np.random.default_rng(0), spectral_radius=float("nan"))
+
+
+def test_gradient_decay_rows_keep_the_networks_and_input_seed_keeps_the_weights():
+    radii = [0.5, 1.0, 1.5]
+    full = gradient_decay(radii, T=12, n_sequences=3, burn_in=5, per_draw=True)
+    only = gradient_decay(radii, T=12, n_sequences=3, burn_in=5, per_draw=True, rows=[2, 0])
+    assert only.shape == (2, 3, 12) and np.array_equal(only[0], full[2]) and np.array_equal(only[1], full[0])
+    # linear: the norms depend on the weights only, so new inputs change nothing there
+    lin = gradient_decay(radii, T=6, n_sequences=2, linear=True, per_draw=True)
+    assert np.array_equal(lin, gradient_decay(radii, T=6, n_sequences=2, linear=True, per_draw=True, input_seed=3))
+    # with the tanh, new inputs change the norms
+    other = gradient_decay(radii, T=12, n_sequences=3, burn_in=5, per_draw=True, input_seed=1)
+    assert not np.allclose(other, full)

@@ -263,7 +263,7 @@ def init_rnn(d_in: int, d_hidden: int, rng, *, spectral_radius: float, input_sca
 
 def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, input_scale: float = 0.1,
                    n_sequences: int = 20, seed: int = 0, linear: bool = False,
-                   burn_in: int = 0, per_draw: bool = False) -> np.ndarray:
+                   burn_in: int = 0, per_draw: bool = False, rows=None, input_seed=None) -> np.ndarray:
     """How fast ``||dh_T/dh_{T-k}||`` shrinks or grows with the distance ``k``, per spectral radius.
 
     For every radius in ``radii`` and each of ``n_sequences`` seeded draws (weights from
@@ -277,7 +277,10 @@ def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, inp
 
     Draw ``j`` of ``radii[i]`` is seeded with ``[seed, i, j]``: the networks depend on the
     radius's *position* in ``radii``, so two calls compare the same networks only when they pass
-    the same list.
+    the same list. ``rows`` (positions in ``radii``) computes only those radii, with the same
+    networks as a call without it; the result then has ``len(rows)`` rows. ``input_seed`` keeps
+    every network's weights but draws its input sequence from ``[seed, i, j, input_seed]`` instead
+    (by default the inputs follow the weights from the same generator).
 
     Returns
     -------
@@ -300,14 +303,24 @@ def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, inp
     if isinstance(radii, (str, bytes)) or not hasattr(radii, "__len__") or len(radii) == 0:
         raise ValueError(f"radii must be a non-empty list of spectral radii >= 0, got {radii!r}")
     radii = [finite_float(f"radii[{i}]", r, low=0) for i, r in enumerate(radii)]
+    if rows is None:
+        rows = list(range(len(radii)))
+    elif isinstance(rows, (str, bytes)) or not hasattr(rows, "__len__") or not len(rows) or not all(
+            isinstance(r, (int, np.integer)) and not isinstance(r, bool) and 0 <= r < len(radii) for r in rows):
+        raise ValueError(f"rows must be a non-empty list of positions in radii (0 .. {len(radii) - 1}), got {rows!r}")
+    if input_seed is not None:
+        input_seed = positive_int("input_seed", input_seed, minimum=0)
     input_scale = finite_float("input_scale", input_scale, low=0)
     if isinstance(burn_in, bool) or not isinstance(burn_in, (int, np.integer)) or burn_in < 0:
         raise ValueError(f"burn_in must be an integer >= 0, got {burn_in!r}")
-    out = np.empty((len(radii), n_sequences, T))
-    for i, radius in enumerate(radii):
+    out = np.empty((len(rows), n_sequences, T))
+    for row, i in enumerate(rows):
+        radius = radii[i]
         for j in range(n_sequences):
             rng = np.random.default_rng([seed, i, j])
             W_h, W_x, b = init_rnn(d_in, d_hidden, rng, spectral_radius=radius, input_scale=input_scale)
+            if input_seed is not None:
+                rng = np.random.default_rng([seed, i, j, input_seed])
             if linear:
                 P, norms = np.eye(d_hidden), np.empty(T)
                 for k in range(T):
@@ -318,7 +331,7 @@ def gradient_decay(radii, *, T: int = 60, d_in: int = 8, d_hidden: int = 32, inp
                 h_start = _forward(xs[:burn_in], np.zeros(d_hidden), W_h, W_x, b)[-1] if burn_in \
                     else np.zeros(d_hidden)
                 norms = state_jacobian_norms(xs[burn_in:], h_start, W_h, W_x, b)
-            out[i, j] = norms
+            out[row, j] = norms
     if per_draw:
         return out
     return np.exp(np.log(out).mean(axis=1))
