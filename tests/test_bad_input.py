@@ -1210,6 +1210,12 @@ case("charlm.bits_per_char", "inf b_out", "b_out",
      lambda: charlm.bits_per_char({**_CLM, "b_out": _CLM["b_out"] + INF}, np.arange(40)))
 case("charlm.ngram_bits_per_char", "order 0", "order", lambda: charlm.ngram_bits_per_char([0, 1], [0, 1], 2, order=0))
 case("charlm.ngram_bits_per_char", "alpha 0", "alpha", lambda: charlm.ngram_bits_per_char([0, 1], [0, 1], 2, order=1, alpha=0.0))
+case("charlm.interpolated_ngram_bits_per_char", "order 0", "order",
+     lambda: charlm.interpolated_ngram_bits_per_char([0, 1], [0, 1], 2, order=0))
+case("charlm.interpolated_ngram_bits_per_char", "id out of range", "test_ids",
+     lambda: charlm.interpolated_ngram_bits_per_char([0, 1], [0, 2], 2, order=1))
+case("charlm.interpolated_ngram_bits_per_char", "test shorter than order", "test_ids",
+     lambda: charlm.interpolated_ngram_bits_per_char([0, 1, 0], [0], 2, order=2))
 case("charlm.ngram_bits_per_char", "order so large the table cannot be held (used to exhaust memory)", "order",
      lambda: charlm.ngram_bits_per_char(np.arange(40) % 43, np.arange(40) % 43, 43, order=12))
 case("charlm.ngram_bits_per_char", "test_ids shorter than order", "test_ids",

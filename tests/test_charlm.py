@@ -9,8 +9,9 @@ import pytest
 
 from gradcheck import numerical_gradient, relative_error
 from seqmodels.charlm import (ALPHABET, PARAM_NAMES, CharLMConfig, bits_per_char, charlm_loss_and_grads,
-                              decode, encode, init_charlm, ngram_bits_per_char, normalize_text, sample,
-                              train_charlm)
+                              decode, encode, init_charlm, interpolated_ngram_bits_per_char,
+                              ngram_bits_per_char, normalize_text, sample, train_charlm)
+from hypothesis import given, settings, strategies as st
 
 
 def small_problem(seed=0, V=6, d_hidden=5, T=4, batch=3):
@@ -59,6 +60,28 @@ def test_ngram_baselines():
     assert ngram_bits_per_char(period, period, 3, order=1) == pytest.approx(np.log2(3), abs=1e-3)
     noise = rng.integers(0, 4, size=5000)
     assert abs(ngram_bits_per_char(noise, noise[::-1].copy(), 4, order=1) - 2.0) < 0.01
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 4), st.integers(2, 5))
+def test_interpolated_ngram_probabilities_sum_to_one(seed, order, V):
+    """For any context, the model's probabilities of the V next characters sum to 1 (each is read
+    back from a one-position test stream: context then character)."""
+    rng = np.random.default_rng(seed)
+    train = rng.integers(0, V, size=200)
+    context = list(rng.integers(0, V, size=order - 1))
+    probs = [2.0 ** -interpolated_ngram_bits_per_char(train, context + [c], V, order) for c in range(V)]
+    assert abs(sum(probs) - 1) < 1e-9
+    # an order-1 model with an unseen character still gives it mass (the uniform order below)
+    assert interpolated_ngram_bits_per_char(np.zeros(50, dtype=int), [V - 1], V, 1) < np.inf
+
+
+def test_interpolated_ngram_beats_add_one_on_a_cycle_with_noise():
+    rng = np.random.default_rng(1)
+    text = np.tile([0, 1, 2, 3], 400)
+    text[rng.random(text.size) < 0.05] = 4
+    train, test = text[:1200], text[1200:]
+    assert interpolated_ngram_bits_per_char(train, test, 5, 3) < ngram_bits_per_char(train, test, 5, 3)
 
 
 def test_text_round_trip_and_normalisation():
