@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from gradcheck import numerical_gradient, relative_error
-from seqmodels.attention import (KVCache, attention_stack, attention_stack_backward, causal_mask, decode, decode_flops, generate,
+from seqmodels.attention import (KVCache, attention_stack, attention_stack_backward, causal_mask, decode, decode_flops, decode_step,
+                                 decode_step_without_cache, generate,
                                  init_attention, multi_head_attention, self_attention,
                                  self_attention_backward, sinusoidal_positions, softmax)
 
@@ -258,3 +259,13 @@ def test_stack_backward_matches_central_differences(seed, shape, n_layers, causa
 
     err = relative_error(grad, numerical_gradient(loss, X))
     assert err <= 1e-6, f"dX: relative error {err:.2e} against central differences"
+
+
+def test_unchecked_decode_steps_compute_what_the_checked_ones_do():
+    rng = np.random.default_rng(3)
+    layers = [init_attention(6, 4, 6, rng) for _ in range(2)]
+    X = rng.normal(size=(5, 6))
+    a, b = KVCache.empty(layers), KVCache.empty(layers)
+    for x in X:
+        assert np.array_equal(decode_step(x, layers, a), decode_step(x, layers, b, check=False))
+    assert np.array_equal(decode_step_without_cache(X, layers), decode_step_without_cache(X, layers, check=False))

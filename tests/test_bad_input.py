@@ -357,6 +357,10 @@ case("attention.decode_step", "x_t of the wrong width", "x_t",
 case("attention.decode_step", "NaN x_t", "x_t",
      lambda: attention.decode_step([NAN] * 4, [ATT], attention.KVCache.empty([ATT])))
 case("attention.decode_step", "cache not a KVCache", "cache", lambda: attention.decode_step(np.zeros(4), [ATT], {}))
+case("attention.decode_step", "check not a bool", "check",
+     lambda: attention.decode_step(np.zeros(4), [ATT], attention.KVCache.empty([ATT]), check="no"))
+case("attention.decode_step_without_cache", "check not a bool", "check",
+     lambda: attention.decode_step_without_cache(np.zeros((2, 4)), [ATT], check=1))
 case("attention.decode_step", "cache of another stack", "cache",
      lambda: attention.decode_step(np.zeros(4), [ATT], attention.KVCache.empty([ATT, ATT])))
 _KV_OTHER = attention.KVCache.empty([ATT])

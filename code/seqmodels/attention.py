@@ -443,8 +443,12 @@ class KVCache:
         return self.length * sum(k.shape[1] + v.shape[1] for k, v in zip(self.keys, self.values))
 
 
-def decode_step(x_t, layers, cache: KVCache) -> np.ndarray:
+def decode_step(x_t, layers, cache: KVCache, *, check: bool = True) -> np.ndarray:
     """Append one position to ``cache`` and return the stack's output there, ``(d_model,)``.
+
+    With ``check=False`` the arguments are taken as valid and none of the checks below runs (what
+    :func:`decode` and :func:`generate` do at every step, and what the timings of
+    :mod:`seqmodels.timing` measure); wrong arguments then give wrong results or numpy's errors.
 
     Per layer, only the new position's query, key and value are computed; the past keys and values
     are read from the cache::
@@ -459,8 +463,11 @@ def decode_step(x_t, layers, cache: KVCache) -> np.ndarray:
         ``x_t`` not a finite ``(d_model,)`` vector, ``layers`` not a valid stack, or ``cache`` not a
         :class:`KVCache` of these layers' widths, or one that :func:`decode_step` filled with other
         weights (compared by identity, or by value when they are other arrays; weights changed in
-        place are not detected, nor is a cache built by hand with ``length > 0``).
+        place are not detected, nor is a cache built by hand with ``length > 0``); ``check`` not
+        True or False.
     """
+    if not _check_flag("check", check):
+        return _decode_step(x_t, layers, cache)
     x_t = as_float_array("x_t", x_t, ndims=(1,))
     if not isinstance(layers, (list, tuple)) or not layers or np.shape(layers[0][0])[:1] != x_t.shape:
         raise ValueError(f"x_t must have shape (d_model,) with d_model the rows of layers[0]'s W_q, got {x_t.shape}")
@@ -497,8 +504,9 @@ def _decode_step(x_t, layers, cache: KVCache) -> np.ndarray:
     return h
 
 
-def decode_step_without_cache(X_prefix, layers) -> np.ndarray:
+def decode_step_without_cache(X_prefix, layers, *, check: bool = True) -> np.ndarray:
     """The stack's output at the last row of ``X_prefix`` ``(t, d_model)``, recomputing everything.
+    ``check=False`` skips the argument checks, as in :func:`decode_step`.
 
     Without a cache the keys and values of all ``t`` positions are recomputed in every layer. Below
     the top layer that means the full causal attention over the prefix (every position's output
@@ -508,8 +516,11 @@ def decode_step_without_cache(X_prefix, layers) -> np.ndarray:
     Raises
     ------
     ValueError
-        ``X_prefix`` not a finite ``(t, d_model)`` array with ``t >= 1``, or ``layers`` not a valid stack.
+        ``X_prefix`` not a finite ``(t, d_model)`` array with ``t >= 1``, or ``layers`` not a valid
+        stack; ``check`` not True or False.
     """
+    if not _check_flag("check", check):
+        return _decode_without_cache(X_prefix, layers)
     X_prefix = as_float_array("X_prefix", X_prefix, ndims=(2,))
     check_sequence("X_prefix", X_prefix)
     return _decode_without_cache(X_prefix, _check_stack(layers, X_prefix.shape[1]))

@@ -27,8 +27,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._checks import as_int_list, as_rng, positive_int
-from .attention import (KVCache, _decode_step, _decode_without_cache, attention_stack, causal_mask, decode,
-                        decode_step, generate, init_attention, self_attention, sinusoidal_positions)
+from .attention import (KVCache, attention_stack, causal_mask, decode, decode_step, decode_step_without_cache,
+                        generate, init_attention, self_attention, sinusoidal_positions)
 from .numeric import softmax, softmax_
 from .lstm import init_lstm, lstm_forward
 from .rnn import init_rnn, rnn_forward
@@ -93,11 +93,10 @@ def kv_step_times(lengths, d_model: int, n_layers: int = 1, seed: int = 0,
                   repeat: int = 5) -> dict[str, np.ndarray]:
     """Time of one decoding step at each context length ``t`` in ``lengths``.
 
-    ``"cache"``: the step with ``t - 1`` positions already cached, as
-    :func:`~seqmodels.attention.decode_step` runs it once its arguments are checked (the inner
-    function that :func:`~seqmodels.attention.decode` and ``generate`` call at every step);
-    ``"no_cache"``: the step on a prefix of ``t``, as
-    :func:`~seqmodels.attention.decode_step_without_cache` runs it after its checks;
+    ``"cache"``: the step with ``t - 1`` positions already cached,
+    ``decode_step(..., check=False)`` (as :func:`~seqmodels.attention.decode` and ``generate`` run
+    it at every step); ``"no_cache"``: the step on a prefix of ``t``,
+    ``decode_step_without_cache(..., check=False)``;
     ``"cache_checked"``: the public :func:`~seqmodels.attention.decode_step`, argument checks
     included (it re-validates every weight and the cache on each call, for readers who call it
     by hand). Each value is the best of ``repeat`` runs in CPU time, the variants interleaved
@@ -114,13 +113,13 @@ def kv_step_times(lengths, d_model: int, n_layers: int = 1, seed: int = 0,
         decode_step(x, layers, kv)
     out = {"cache": [], "no_cache": [], "cache_checked": []}
     for t in lengths:
-        def cached_step(t=t, step=_decode_step):
+        def cached_step(t=t, check=False):
             kv.length = t - 1
-            step(X[t - 1], layers, kv)
+            decode_step(X[t - 1], layers, kv, check=check)
 
         best = interleaved_best({"cache": cached_step,
-                                  "no_cache": lambda t=t: _decode_without_cache(X[:t], layers),
-                                  "cache_checked": lambda t=t: cached_step(t, decode_step)}, repeat)
+                                  "no_cache": lambda t=t: decode_step_without_cache(X[:t], layers, check=False),
+                                  "cache_checked": lambda t=t: cached_step(t, True)}, repeat)
         for name in out:
             out[name].append(best[name])
     return {k: np.array(v) for k, v in out.items()}
