@@ -267,6 +267,15 @@ def _forward_loss(params, ids, h0):
 # --- n-gram baselines --------------------------------------------------------------------------
 
 
+def _ngram_codes(x: np.ndarray, n: int, vocab_size: int) -> np.ndarray:
+    """One integer per n-gram of ``x``, ``(x.size - n + 1,)``: the n-gram ending at position ``i``
+    is ``x[i - n + 1] * V**(n - 1) + ... + x[i]``."""
+    c = np.zeros(x.size - n + 1, dtype=np.int64)
+    for j in range(n):
+        c = c * vocab_size + x[j:x.size - n + 1 + j]
+    return c
+
+
 def ngram_bits_per_char(train_ids, test_ids, vocab_size: int, order: int, alpha: float = 1.0) -> float:
     """Held-out bits per character of an add-``alpha`` smoothed character n-gram model.
 
@@ -296,15 +305,10 @@ def ngram_bits_per_char(train_ids, test_ids, vocab_size: int, order: int, alpha:
     if train.size < order or test.size < order:
         raise ValueError(f"train_ids and test_ids must hold at least order = {order} ids")
 
-    def codes(x):  # (n - order + 1,) one integer per n-gram
-        c = np.zeros(x.size - order + 1, dtype=np.int64)
-        for j in range(order):
-            c = c * vocab_size + x[j:x.size - order + 1 + j]
-        return c
-
-    counts = np.bincount(codes(train), minlength=vocab_size ** order).reshape(-1, vocab_size)
+    counts = np.bincount(_ngram_codes(train, order, vocab_size), minlength=vocab_size ** order)
+    counts = counts.reshape(-1, vocab_size)
     probs = (counts + alpha) / (counts.sum(axis=1, keepdims=True) + alpha * vocab_size)
-    test_codes = codes(test)
+    test_codes = _ngram_codes(test, order, vocab_size)
     return float(-np.log2(probs.reshape(-1)[test_codes]).mean())
 
 
@@ -343,19 +347,13 @@ def interpolated_ngram_bits_per_char(train_ids, test_ids, vocab_size: int, order
     n_test = test.size - order + 1                      # the scored positions: order - 1 .. end
     p = np.full(n_test, 1.0 / vocab_size)               # order 0: uniform
     for n in range(1, order + 1):
-        def codes(x, n=n):  # the n-grams ending at every position from order - 1 on (test) or n - 1 on
-            c = np.zeros(x.size - n + 1, dtype=np.int64)
-            for j in range(n):
-                c = c * vocab_size + x[j:x.size - n + 1 + j]
-            return c
-
-        keys, counts = np.unique(codes(train), return_counts=True)
+        keys, counts = np.unique(_ngram_codes(train, n, vocab_size), return_counts=True)
         n1, n2 = int((counts == 1).sum()), int((counts == 2).sum())
         D = n1 / (n1 + 2 * n2) if n1 + 2 * n2 else 0.5
         ctx_keys, first = np.unique(keys // vocab_size, return_index=True)
         ctx_total = np.add.reduceat(counts, first)      # C(h)
         ctx_kinds = np.diff(np.append(first, keys.size))  # N(h)
-        q = codes(test)[order - n:]                      # aligned with the scored positions
+        q = _ngram_codes(test, n, vocab_size)[order - n:]  # aligned with the scored positions
         i = np.minimum(np.searchsorted(keys, q), keys.size - 1)
         c_hc = np.where(keys[i] == q, counts[i], 0)
         j = np.minimum(np.searchsorted(ctx_keys, q // vocab_size), ctx_keys.size - 1)
