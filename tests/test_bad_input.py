@@ -1115,6 +1115,7 @@ case("serving.arithmetic_intensity", "a list", "cost", lambda: serving.arithmeti
 _DEVICE = serving.DEVICES["H100"]
 case("serving.Device", "bandwidth 0", "bandwidth", lambda: serving.Device("d", 1e12, 0.0, 1e9, "x"))
 case("serving.Device", "peak_flops NaN", "peak_flops", lambda: serving.Device("d", NAN, 1e9, 1e9, "x"))
+case("serving.Device", "rate empty", "rate", lambda: serving.Device("d", 1e12, 1e9, 1e9, "x", rate=""))
 case("serving.ridge_point", "device a name", "device", lambda: serving.ridge_point("H100"))
 case("serving.roofline_time", "device a name", "device", lambda: serving.roofline_time(_COST, "H100"))
 case("serving.roofline_time", "a missing entry", "cost", lambda: serving.roofline_time({"weight_flops": 1.0}, _DEVICE),

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from seqmodels.blocks import block_stack_states, init_blocks, init_mlp, layer_norm, mlp
-from seqmodels.serving import (DEVICES, MODEL_SHAPES, ModelShape, arithmetic_intensity, decode_step_cost,
+from seqmodels.serving import (CPUS, DEVICES, MODEL_SHAPES, ModelShape, arithmetic_intensity, decode_step_cost,
                                intensity_limit, kv_cache_bytes, max_batch, prefill_cost, ridge_point,
                                roofline_time, weight_count)
 
@@ -69,6 +69,18 @@ def test_roofline_and_ridges():
     # the issue's check: an 80 GB device fits 30 Llama-2-7B sequences of 4,096 tokens, 119 of Llama-3.1-8B
     assert max_batch(MODEL_SHAPES["Llama-2-7B"], DEVICES["H100"], 4096) == 30
     assert max_batch(MODEL_SHAPES["Llama-3.1-8B"], DEVICES["A100 80GB"], 4096) == 119
+
+
+def test_the_cpu_for_contrast():
+    """The Grace CPU Superchip's table: FP64 peak 7.1 TFLOPS, up to 1 TB/s, so a 64-bit ridge of
+    7.1 FLOP per byte; the GPUs' rates are their dense 16-bit ones."""
+    cpu = CPUS["Grace CPU Superchip"]
+    assert cpu.rate == "FP64" and np.isclose(ridge_point(cpu), 7.1)
+    assert all(d.rate == "dense BF16" for d in DEVICES.values())
+    # a batch-1 step is below the CPU's ridge: its bound is the bytes over the bandwidth
+    cost = decode_step_cost(MODEL_SHAPES["Llama-2-7B"], 1)
+    r = roofline_time(cost, cpu)
+    assert r["bound"] == r["memory"] and np.isclose(r["memory"], (cost["weight_bytes"] + cost["cache_bytes"]) / 1e12)
 
 
 def test_intensity_of_decode_and_prefill():

@@ -9,7 +9,8 @@ step reads, the FLOPs it does, and their ratio (arithmetic intensity).
 - :func:`decode_step_cost`, :func:`prefill_cost`: FLOPs and bytes read of one decoding step at
   context ``t`` and of reading a prompt of ``n`` tokens, and :func:`arithmetic_intensity`;
 - :class:`Device` and :data:`DEVICES`: peak 16-bit FLOP/s, memory bandwidth and memory of real
-  accelerators, from their datasheets; :func:`ridge_point`, :func:`roofline_time` (a step's time
+  accelerators, from their datasheets, and :data:`CPUS`, a CPU for contrast (its datasheet's FP64
+  peak); :func:`ridge_point`, :func:`roofline_time` (a step's time
   if it ran at whichever of the two limits binds), :func:`intensity_limit` (where batching stops
   helping) and :func:`max_batch` (the sequences whose caches fit beside the weights).
 
@@ -234,14 +235,15 @@ def arithmetic_intensity(cost: dict[str, float]) -> float:
 
 @dataclass(frozen=True)
 class Device:
-    """What a roofline needs of a processor: ``peak_flops``, its dense 16-bit (BF16/FP16) matrix
-    rate in FLOP/s; ``bandwidth``, its memory bandwidth in bytes/s; ``memory``, its memory in bytes;
-    ``source``, the bibliography key of the datasheet the numbers are read from.
+    """What a roofline needs of a processor: ``peak_flops``, its peak rate in FLOP/s for the
+    arithmetic ``rate`` names (``"dense BF16"``, the 16-bit matrix rate without sparsity, unless
+    the datasheet gives another); ``bandwidth``, its memory bandwidth in bytes/s; ``memory``, its
+    memory in bytes; ``source``, the bibliography key of the datasheet the numbers are read from.
 
     Raises
     ------
     ValueError
-        If a number is not finite and > 0.
+        If a number is not finite and > 0, or ``rate`` is not a non-empty string.
     """
 
     name: str
@@ -249,10 +251,14 @@ class Device:
     bandwidth: float
     memory: float
     source: str
+    rate: str = "dense BF16"
 
     def __post_init__(self):
         for name in ("peak_flops", "bandwidth", "memory"):
             finite_float(name, getattr(self, name), low=0, low_open=True)
+        if not isinstance(self.rate, str) or not self.rate:
+            raise ValueError(f"rate must be a non-empty string naming the arithmetic peak_flops "
+                             f"counts, got {self.rate!r}")
 
 
 #: Datasheet numbers (SXM boards). NVIDIA gives the H100's and H200's BF16 rate only "with
@@ -262,6 +268,14 @@ DEVICES = {
     "A100 80GB": Device("A100 80GB", peak_flops=312e12, bandwidth=2039e9, memory=80e9, source="nvidia2021a100"),
     "H100": Device("H100", peak_flops=1979e12 / 2, bandwidth=3.35e12, memory=80e9, source="nvidia2023h100"),
     "H200": Device("H200", peak_flops=1979e12 / 2, bandwidth=4.8e12, memory=141e9, source="nvidia2024h200"),
+}
+
+#: A CPU for contrast. NVIDIA's table for the Grace CPU Superchip (two 72-core Grace CPUs) gives
+#: "Up to 1 TB/s" of memory bandwidth, "Up to 960 GB" of memory and one arithmetic rate, its
+#: "FP64 peak" of 7.1 TFLOPS; it gives no 16-bit rate, so ``peak_flops`` is the FP64 one.
+CPUS = {
+    "Grace CPU Superchip": Device("Grace CPU Superchip", peak_flops=7.1e12, bandwidth=1e12, memory=960e9,
+                                  source="nvidia2022grace", rate="FP64"),
 }
 
 
