@@ -778,6 +778,7 @@ case("explore.explorable", "unknown control", "control",
      lambda: explore.explorable(_line, [1, 2], name="a", label="a", alt=str, control="knob"))
 case("explore.svg_text", "not a figure", "fig", lambda: explore.svg_text("figure"))
 case("explore.data_uri", "not SVG", "svg", lambda: explore.data_uri("<html></html>"))
+case("explore.compact_svg", "not SVG", "svg", lambda: explore.compact_svg("<html></html>"))
 
 # senses
 case("senses.Sentence", "unknown cue", "cue", lambda: senses.Sentence(("the", "bank"), None, "middle"))

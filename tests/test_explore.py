@@ -10,7 +10,7 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from seqmodels.explore import MAX_STATES, data_uri, explorable, svg_text  # noqa: E402
+from seqmodels.explore import MAX_STATES, compact_svg, data_uri, explorable, svg_text  # noqa: E402
 from seqmodels.plotting import use_book_style  # noqa: E402
 
 
@@ -62,6 +62,28 @@ def test_svg_coordinates_are_rounded_and_the_data_uri_is_valid():
     assert numbers and not any(re.search(r"\.\d{3}", d) for d in numbers)
     uri = data_uri(svg)
     assert uri.startswith("data:image/svg+xml;charset=utf-8,%3C") and not set('"#<>\n&') & set(uri[30:])
+
+
+def test_compact_svg_keeps_every_element_and_moves_no_point_by_more_than_0_005_pt():
+    """The book's figures pass through compact_svg (plotting.use_book_style): it may drop comments,
+    metadata, whitespace and unused ids, and round coordinates, but not drop or move what is drawn."""
+    from io import StringIO
+
+    use_book_style()
+    fig = line(1 / 3)
+    fig.axes[0].plot([0.1, 0.7], [0.123456, 0.654321], "o")
+    buffer = StringIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    plain = buffer.getvalue()
+    small = compact_svg(plain)
+    assert len(small) < 0.9 * len(plain) and compact_svg(small) == small
+    tags = lambda s: sorted(re.findall(r"<(path|use|text|g|clipPath)\b", s))
+    assert tags(small) == tags(plain)
+    numbers = lambda s: [float(x) for x in re.findall(r"-?\d+\.\d+|-?\d+", " ".join(
+        re.findall(r'\s(?:d|x|y|width|height)="([^"]*)"', s)))]
+    a, b = numbers(plain), numbers(small)
+    assert len(a) == len(b) and max(abs(x - y) for x, y in zip(a, b)) <= 0.005 + 1e-9
 
 
 @pytest.mark.parametrize("kw, arg", [

@@ -99,7 +99,26 @@ def svg_text(fig) -> str:
     with mpl.rc_context({"svg.hashsalt": salt}):
         fig.savefig(buffer, format="svg", metadata={"Date": None})
     plt.close(fig)
-    svg = re.sub(r"<!--.*?-->|<metadata>.*?</metadata>", "", buffer.getvalue(), flags=re.S)
+    svg = compact_svg(buffer.getvalue())
+    if "</script" in svg.lower():
+        raise ValueError("fig drew text that would end the page's SVG data block ('</script')")
+    return svg
+
+
+def compact_svg(svg: str) -> str:
+    """Matplotlib's SVG text, lighter and drawn the same: XML comments, metadata and unreferenced
+    group ids dropped, whitespace between tags removed, coordinates rounded to 0.01 pt (far below
+    a pixel at any zoom a reader uses), a glyph's ``scale()`` kept exact. The book's figures
+    (:func:`seqmodels.plotting.use_book_style`) and explorable states are written through it.
+
+    Raises ``ValueError`` unless ``svg`` is the text of an SVG document.
+
+    >>> compact_svg('<svg>\\n <!-- a comment --> <g id="axes_1"><path d="M 0.123456 1.5 L 2 3"/></g></svg>')
+    '<svg><g><path d="M 0.12 1.5 L 2 3"/></g></svg>'
+    """
+    if not isinstance(svg, str) or not svg.lstrip().startswith(("<svg", "<?xml", "<!DOCTYPE")):
+        raise ValueError(f"svg must be the text of an SVG document, got {str(svg)[:40]!r}")
+    svg = re.sub(r"<!--.*?-->|<metadata>.*?</metadata>", "", svg, flags=re.S)
     svg = re.sub(r'(\sd=")([^"]*)"', lambda m: m.group(1) + _round_path(m.group(2)) + '"', svg)
     # other coordinates (x, y, sizes, translations) to 0.01 pt too, but never a glyph's scale()
     svg = re.sub(r"scale\([^)]*\)|-?\d+\.\d{3,}", lambda m: m.group() if m.group().startswith("s")
@@ -107,10 +126,7 @@ def svg_text(fig) -> str:
     # the names matplotlib gives its groups ("xtick_1", "legend_1") are not referenced: dropped
     used = set(re.findall(r'#([^"\s)]+)', svg))
     svg = re.sub(r'<g id="([^"]*)"', lambda m: m.group() if m.group(1) in used else "<g", svg)
-    svg = re.sub(r">\s+<", "><", svg).strip()
-    if "</script" in svg.lower():
-        raise ValueError("fig drew text that would end the page's SVG data block ('</script')")
-    return svg
+    return re.sub(r">\s+<", "><", svg).strip()
 
 
 def _round_path(d: str) -> str:

@@ -3,7 +3,7 @@
 - Transparent backgrounds with dark-grey ink and a colour-blind-safe palette (Okabe & Ito).
   The theme puts a white card behind images in dark mode, so the same file reads in both themes.
 - SVG output with a fixed ``svg.hashsalt`` and no date in its metadata, so two builds write the
-  same bytes.
+  same bytes, made lighter by :func:`seqmodels.explore.compact_svg`.
 """
 
 from __future__ import annotations
@@ -70,3 +70,11 @@ def use_book_style(figure_format: str = "svg") -> None:
         # (matplotlib would otherwise write the clock or SOURCE_DATE_EPOCH, which moves per commit).
         metadata = {"Date": None} if figure_format in ("svg", "pdf") else {}
         set_matplotlib_formats(figure_format, metadata=metadata)
+        if figure_format == "svg":  # lighter SVG, drawn the same (seqmodels.explore.compact_svg)
+            from matplotlib.figure import Figure
+
+            from seqmodels.explore import compact_svg
+
+            svg = get_ipython().display_formatter.formatters["image/svg+xml"]
+            plain = svg.lookup_by_type(Figure)     # the one set_matplotlib_formats just registered
+            svg.for_type(Figure, lambda fig: compact_svg(plain(fig)))
