@@ -1,7 +1,8 @@
-r"""Wall-clock timing on one BLAS thread, the timed experiments, and the pages that show them.
+r"""Timing on one BLAS thread, the timed experiments, and the pages that show them.
 
 Everything else in the book is deterministic; the functions here whose names end in ``_times`` or
-``_timings`` measure wall-clock time on the machine that runs them, and the pages listed in
+``_timings`` measure time on the machine that runs them (:func:`best_time` wall-clock time, the
+experiments that use :func:`interleaved_best` the process's CPU time), and the pages listed in
 :data:`TIMING_PAGES` label their output as "measured on the build machine".
 
 - :func:`one_blas_thread`: run a function with matrix products on one thread (same sums on every
@@ -264,7 +265,8 @@ def attention_split_times(lengths, d: int = 64, seed: int = 0, repeat: int = 3) 
       of every row in place with no scan for NaN (:func:`~seqmodels.numeric.softmax_`);
     - ``"mask and softmax, checked"``: the same work as :func:`~seqmodels.attention.self_attention`
       does it, building the mask on each call and scanning the scores for NaN in
-      :func:`~seqmodels.numeric.softmax`;
+      :func:`~seqmodels.numeric.softmax`, which also makes fresh ``n x n`` arrays rather than
+      working in place;
     - ``"total"``: :func:`~seqmodels.attention.self_attention` with ``causal=True``, the whole
       checked layer.
 
