@@ -571,7 +571,8 @@ def _offer_notebook(app, pagename, templatename, context, doctree) -> None:
 
 # --- Layout: code cells too wide for the column extend into the margin (book/_static/layout.css) --
 #: Characters of code a cell shows in the article's column at 1280 px, and in a full-width cell
-#: (the column plus the margin). tests/test_book_sources.py holds every shown line to the second.
+#: (the column plus the margin). tests/test_book_sources.py holds every shown source line to the
+#: first; only a printed output line may be longer, and the cell is then widened (up to the second).
 CELL_COLUMN_CHARS = 78
 CELL_WIDE_CHARS = 108
 
