@@ -438,8 +438,7 @@ html_css_files = ["a11y.css",  # accessibility fixes of the theme's colours (see
 # The book theme's sidebar without its own search field: the header has one at every width (two
 # fields, one above the other, at a laptop's width).
 html_sidebars = {"**": ["navbar-logo.html", "icon-links.html", "sbt-sidebar-nav.html"]}
-html_js_files = ["explore.js",  # a few lines that switch an explorable figure's state; no library
-                 "toc.js"]  # folds the contents list while a full-width cell is on screen
+html_js_files = ["explore.js"]  # a few lines that switch an explorable figure's state; no library
 html_last_updated_fmt = None  # no build date on pages: two builds must give the same bytes
 html_copy_source = True
 html_context = {"default_mode": "auto"}  # a first visit must not log "invalid theme mode"
@@ -569,34 +568,35 @@ def _offer_notebook(app, pagename, templatename, context, doctree) -> None:
     context["ipynb_source"] = f"{pagename}.ipynb"
 
 
-# --- Layout: code cells too wide for the column extend into the margin (book/_static/layout.css) --
-#: Characters of code a cell shows in the article's column at 1280 px, and in a full-width cell
-#: (the column plus the margin). tests/test_book_sources.py holds every shown source line to the
-#: first; only a printed output line may be longer, and the cell is then widened (up to the second).
+# --- Layout: every code cell fits the text column (tests/test_browser.py measures it) ------------
+#: Characters of code a line may hold: in the article's column (83 fit at 1280 px in the 13 px code
+#: font of layout.css) and in an exercise or solution box (74 fit there); each limit leaves room for
+#: a reader's wider monospace font. tests/test_book_sources.py holds the sources to them, and
+#: ``_check_cell_widths`` holds every executed cell, its printed output included, when it is built.
 CELL_COLUMN_CHARS = 78
-CELL_WIDE_CHARS = 108
+CELL_BOXED_CHARS = 70
 
 
-def _widen_long_cells(app, doctree, docname) -> None:
-    """``doctree-resolved``: a code cell whose source or printed output has a line longer than the
-    column holds gets the theme's ``full-width`` class; inside an exercise, solution or other
-    admonition, the outermost such box gets it, so the cell never sticks out of its frame."""
+def _check_cell_widths(app, doctree, docname) -> None:
+    """``doctree-resolved``: a code cell with a line of source or printed output longer than its
+    column holds is a warning (an error under ``-W``), named by page, cell and line. No cell is
+    widened into the right margin, where the page's contents list sits."""
     from docutils import nodes
+    from sphinx.util import logging
 
-    for cell in list(doctree.findall(nodes.container)):
+    logger = logging.getLogger(__name__)
+    for cell in doctree.findall(nodes.container):
         if cell.get("nb_element") != "cell_code":
             continue
-        longest = max((len(line) for block in cell.findall(nodes.literal_block)
-                       for line in block.astext().splitlines()), default=0)
-        if longest <= CELL_COLUMN_CHARS:
-            continue
-        target, up = cell, cell.parent
-        while up is not None:  # (a solution holds a section of its own: walk to the top)
-            if isinstance(up, nodes.Admonition):
-                target = up
-            up = up.parent
-        if "full-width" not in target["classes"]:
-            target["classes"].append("full-width")
+        boxed = any(isinstance(up, nodes.Admonition) for up in _ancestors(cell))
+        limit = CELL_BOXED_CHARS if boxed else CELL_COLUMN_CHARS
+        for block in cell.findall(nodes.literal_block):
+            long = [line for line in block.astext().splitlines() if len(line) > limit]
+            if long:
+                where = "in an exercise or solution box" if boxed else "in the text column"
+                logger.warning(f"a code cell's {'output' if 'output' in block.get('classes', []) else 'line'}"
+                               f" is {len(long[0])} characters, {where} {limit} fit: {long[0][:60]!r}…",
+                               location=block if block.line else cell)
 
 
 # --- Status page: a text mark for each chapter's run, not an emoji ------------------------------
@@ -660,7 +660,7 @@ def setup(app):
     app.add_node(nodes.citation, override=True, html=(_visit_citation, _depart_citation))
     app.add_node(HideCodeCellNode, override=True, html=(_visit_hidden_input, depart_HideCellInput))
     app.add_config_value("seqmodels_environment_hash", "", "env")
-    # This file writes part of every page (math, citations, hidden inputs, wide cells): an edit of it
+    # This file writes part of every page (math, citations, hidden inputs, cell widths): an edit of it
     # must rewrite every page, as an edit of a setting does. Sphinx compares settings, not code, so
     # the file's own hash is one (changing it re-reads the sources; execution stays cached).
     app.add_config_value("seqmodels_conf_hash", "", "env")
@@ -668,7 +668,7 @@ def setup(app):
     app.add_html_math_renderer("mathml", (_visit_math, None), (_visit_displaymath, None))
     app.connect("build-finished", _write_math_font)
     app.connect("build-finished", _subset_icon_fonts)
-    app.connect("doctree-resolved", _widen_long_cells)
+    app.connect("doctree-resolved", _check_cell_widths)
     app.connect("doctree-resolved", _status_marks)
     # Before the theme's own handler (priority 501) builds the download menu.
     app.connect("html-page-context", _offer_notebook, priority=450)

@@ -87,12 +87,44 @@ def test_shown_lines_skips_options_and_removed_inputs():
     assert shown_lines("python", ">>> 1\n1") == [">>> 1", "1"]
 
 
+def conf_limit(name: str) -> int:
+    return int(re.search(rf"^{name} = (\d+)$", (BOOK.parent / "conf.py").read_text(), re.M).group(1))
+
+
+def boxed_spans(text: str) -> list[tuple[int, int]]:
+    """The line spans of exercise and solution boxes (``{exercise}``, ``{solution-start}`` to
+    ``{solution-end}``, ``{exercise-start}`` to ``{exercise-end}``): code there has a narrower box."""
+    spans, opened = [], {}
+    for line, info, body in fenced_blocks(text):
+        word = info.split()[0] if info else ""
+        if word in ("{exercise}", "{solution}"):
+            spans.append((line, line + body.count("\n") + 2))
+        elif word.endswith("-start}"):
+            opened[word.removesuffix("-start}")] = line
+        elif word.endswith("-end}") and word.removesuffix("-end}") in opened:
+            spans.append((opened.pop(word.removesuffix("-end}")), line))
+    return spans
+
+
+def test_boxed_spans_cover_a_solution_and_nothing_after_it():
+    text = ("```{solution-start} ex\n```\n\n```{code-cell} ipython3\nx = 1\n```\n\n"
+            "```{solution-end}\n```\n\n```{code-cell} ipython3\ny = 2\n```\n")
+    spans = boxed_spans(text)
+    cells = {body: line for line, info, body in fenced_blocks(text) if classify(info, body) == "cell"}
+    assert [any(a < cells[k] < b for a, b in spans) for k in ("x = 1", "y = 2")] == [True, False]
+
+
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(BOOK)) for p in PAGES])
-def test_shown_code_fits_the_text_column(page):
+def test_shown_code_fits_its_column(page):
     """Every line of code a reader sees fits the article's column (CELL_COLUMN_CHARS in conf.py),
-    so no cell's source widens it into the margin, where the contents list sits; conf.py widens a
-    cell only for a printed output line over that width."""
-    limit = int(re.search(r"^CELL_COLUMN_CHARS = (\d+)$", (BOOK.parent / "conf.py").read_text(), re.M).group(1))
-    long = [(line, len(text)) for line, info, body in fenced_blocks(page.read_text())
-            for text in shown_lines(info, body) if len(text) > limit]
-    assert not long, f"{page.relative_to(BOOK)}: shown code longer than {limit} characters (block line, length): {long}"
+    or an exercise's or solution's box (CELL_BOXED_CHARS), so no cell is wider than its space and
+    none reaches the margin, where the contents list sits. (conf.py checks printed output too.)"""
+    column, boxed = conf_limit("CELL_COLUMN_CHARS"), conf_limit("CELL_BOXED_CHARS")
+    assert boxed < column
+    text = page.read_text()
+    spans = boxed_spans(text)
+    long = []
+    for line, info, body in fenced_blocks(text):
+        limit = boxed if any(a < line < b for a, b in spans) else column
+        long += [(line, len(t), limit) for t in shown_lines(info, body) if len(t) > limit]
+    assert not long, f"{page.relative_to(BOOK)}: shown code too long (block line, length, limit): {long}"

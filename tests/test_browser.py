@@ -202,8 +202,7 @@ AXE_JS = """async () => {
 WIDTHS = {"laptop": 1280, "phone": 390}
 
 #: Every box of the article wider than its space: its ``scrollWidth`` over its ``clientWidth``, or
-#: its right edge past the article's (past the margin, for the full-width cells of layout.css), and
-#: how far the page itself scrolls sideways. Details and hidden cells are opened first.
+#: its right edge past the article's, and how far the page itself scrolls sideways. Details and hidden cells are opened first.
 LAYOUT_JS = """async (allowScroll) => {
   // Open everything a reader can open, so that hidden code and solutions are measured too.
   document.querySelectorAll("details:not([open])").forEach(d => { d.open = true; });
@@ -234,10 +233,6 @@ LAYOUT_JS = """async (allowScroll) => {
                         focusable: box.tabIndex >= 0 && !!box.getAttribute("aria-label")});
   }
   const right = article.getBoundingClientRect().right;
-  // a full-width cell (layout.css) may use the margin too, up to the page's right padding
-  const content = document.querySelector(".bd-content") || article;
-  const wideRight = content.getBoundingClientRect().right - parseFloat(getComputedStyle(article).paddingRight);
-  const limit = el => el.closest(".full-width") ? Math.max(right, wideRight) : right;
   const scrolls = el => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
   const clipsX = el => getComputedStyle(el).overflowX !== "visible";
   const describe = el => {
@@ -267,10 +262,8 @@ LAYOUT_JS = """async (allowScroll) => {
     const box = el.getBoundingClientRect();
     if (box.width === 0 && box.height === 0) continue;
     const block = !style.display.startsWith("inline");
-    // a box that holds a full-width cell is wider than its column by design
-    const holdsWide = !el.closest(".full-width") && el.querySelector(".full-width");
-    const own = block && !holdsWide && el.clientWidth > 0 ? el.scrollWidth - el.clientWidth : 0;
-    const past = inside ? 0 : box.right - limit(el);
+    const own = block && el.clientWidth > 0 ? el.scrollWidth - el.clientWidth : 0;
+    const past = inside ? 0 : box.right - right;
     if (Math.max(own, past) <= 1) continue;
     // at phone width, code, tables and equations may scroll inside their own box
     if (allowScroll && (inside && scrollerAbove(el) || scrolls(el) && el.matches(SCROLLERS) && past <= 1)) continue;
@@ -741,63 +734,62 @@ def test_without_javascript_the_default_figure_shows_alone(site, server, browser
         context.close()
 
 
-# --- The contents list never covers a wide cell --------------------------------------------------
-#: At each scroll position (steps of half a screen): the parts of full-width cells that the page's
-#: contents list covers below the article's sticky header (which covers everything under it).
-COVERED_JS = """async (unfold) => {
-  if (unfold) {  // for the check of the check: the list as if nothing ever folded it
+# --- Nothing reaches the contents list ----------------------------------------------------------
+#: At 1280 px, with every toggle and solution open: the page's contents list (the theme's secondary
+#: sidebar, in the right margin) and every cell, figure, table, equation, code box, image and
+#: admonition of the article whose right edge passes the list's left edge.
+MARGIN_JS = """async (inject) => {
+  if (inject) {  // for the check of the check: cells widened into the margin
     const s = document.createElement("style");
-    s.textContent = ".bd-sidebar-secondary.hide:not(:hover) { max-height: none !important; }" +
-                    ".bd-sidebar-secondary.hide:not(:hover) nav.page-toc { opacity: 1 !important; }";
+    s.textContent = inject;
     document.head.appendChild(s);
   }
+  document.querySelectorAll("details:not([open])").forEach(d => { d.open = true; });
+  document.querySelectorAll("button.toggle-button.toggle-button-hidden").forEach(b => b.click());
+  await document.fonts.ready;
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
   const toc = document.querySelector("div.bd-sidebar-secondary");
-  const wide = Array.from(document.querySelectorAll("article .full-width"));
-  const out = {positions: 0, covered: [], wide: wide.length};
-  if (!toc || !wide.length) return out;
-  const header = document.querySelector(".bd-header-article");
-  const step = window.innerHeight / 2;
-  const end = document.documentElement.scrollHeight - window.innerHeight;
-  for (let y = 0; y <= end + step; y += step) {
-    window.scrollTo(0, Math.min(y, end));
-    await new Promise(r => setTimeout(r, 120));  // the observers call back after a frame
-    out.positions += 1;
-    const top = header ? header.getBoundingClientRect().bottom : 0;
-    const t = toc.getBoundingClientRect();
-    const tocBottom = Math.min(t.bottom, toc.querySelector("nav.page-toc") && getComputedStyle(
-      toc.querySelector("nav.page-toc")).opacity === "0" ? t.top + 48 : t.bottom);
-    for (const el of wide) {
-      const r = el.getBoundingClientRect();
-      const x = Math.min(r.right, t.right) - Math.max(r.left, t.left);
-      const h = Math.min(r.bottom, tocBottom, window.innerHeight) - Math.max(r.top, t.top, top);
-      if (x > 0 && h > 0) out.covered.push({y: Math.round(window.scrollY), cell: el.id || el.className.slice(0, 40), px: Math.round(h)});
+  const t = toc ? toc.getBoundingClientRect() : null;
+  const out = {toc: t ? Math.round(t.width) : 0, checked: 0, reaching: []};
+  if (!t || !t.width) return out;
+  const WHAT = ".cell, figure, table, div.math, pre, img, .admonition, details, .full-width";
+  for (const el of document.querySelectorAll("article.bd-article :is(" + WHAT + ")")) {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height) continue;
+    out.checked += 1;
+    if (r.right > t.left + 0.5) {
+      const text = (el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 50);
+      out.reaching.push({what: `<${el.tagName.toLowerCase()}.${el.classList[0] || ""}> "${text}"`,
+                         px: Math.round(r.right - t.left)});
     }
   }
   return out;
 }"""
 
 
-def covered_cells(browser, server: str, page_name: str, unfold: bool = False) -> dict:
+def reaching_the_contents_list(browser, server: str, page_name: str, inject: str = "") -> dict:
     with page_at_width(browser, server, page_name, WIDTHS["laptop"]) as page:
-        return page.evaluate(COVERED_JS, unfold)
+        return page.evaluate(MARGIN_JS, inject)
 
 
-def test_the_contents_list_never_covers_a_wide_cell(site, server):
-    """At 1280 px, scrolled through every chapter in steps of half a screen, no full-width cell has
-    any part under the unfolded contents list (toc.js folds it while such a cell is on screen); and
-    the check sees the covering when the list is kept unfolded."""
+def test_nothing_reaches_the_contents_list(site, server):
+    """At 1280 px no cell, figure, table, equation or code box of any chapter reaches into the right
+    margin, where the page's contents list sits, so the list covers nothing (conf.py's
+    ``_check_cell_widths`` keeps every cell to the column; no cell is widened). The check sees a
+    cell that is made to reach the margin."""
     chapters = [p for p in pages_of(site) if p.removesuffix(".html") in EXECUTED_PAGES]
 
     def measure(browser, names):
-        return {name: covered_cells(browser, server, name) for name in names}
+        return {name: reaching_the_contents_list(browser, server, name) for name in names}
 
-    halves = [chapters[0::2], chapters[1::2]]
-    found = {k: v for part in side_by_side(measure, halves) for k, v in part.items()}
-    assert sum(r["wide"] for r in found.values()) >= 50, f"few wide cells found: the check is blind: {found}"
-    bad = {name: r["covered"][:5] for name, r in found.items() if r["covered"]}
-    assert not bad, f"wide cells under the contents list (page: [scroll y, cell, px]): {bad}"
-    blind = side_by_side(lambda browser, _: covered_cells(browser, server, "rnn.html", unfold=True), [0])[0]
-    assert blind["covered"], "with the list kept unfolded, no covered cell was seen: the check is blind"
+    found = {k: v for part in side_by_side(measure, [chapters[0::2], chapters[1::2]]) for k, v in part.items()}
+    assert all(r["toc"] > 100 for r in found.values()), f"a chapter without its contents list at 1280 px: {found}"
+    assert sum(r["checked"] for r in found.values()) > 500, f"few boxes measured: the check is blind: {found}"
+    bad = {name: r["reaching"][:5] for name, r in found.items() if r["reaching"]}
+    assert not bad, f"boxes reaching under the contents list (page: [box, px past its left edge]): {bad}"
+    widened = "article .cell { width: calc(100% + 120px) !important; max-width: none !important; }"
+    blind = side_by_side(lambda browser, _: reaching_the_contents_list(browser, server, "rnn.html", widened), [0])[0]
+    assert blind["reaching"], "cells widened into the margin were not seen: the check is blind"
 
 
 # --- Page weight: every page with everything it loads ---------------------------------------------
