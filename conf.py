@@ -289,13 +289,18 @@ _FUNCTION = r"<mi>(?:log|ln|exp|tanh|sinh|cosh|sin|cos|tan|det|dim|ker|deg|arg|l
 _OPEN = r'<mo stretchy="false">&#x000(?:28|5B);</mo>'  # ( and [: no space before them, as in TeX
 
 
+#: A function name as an operand: the name alone, or the name with a script ("\log_2"), whose
+#: space goes outside the script element (an <msub> takes exactly two children).
+_OPERATOR = rf"(?:(?<!<msub>)(?<!<msup>)(?<!<msubsup>){_FUNCTION}|<(?P<script>msub|msup|msubsup)>{_FUNCTION}.*?</(?P=script)>)"
+
+
 def _function_spacing(markup: str) -> str:
     """A thin space after a function name unless an opening bracket follows (TeX's Op-Open pair has
     none), and before it after a symbol, number or closing bracket (Ord-Op and Close-Op have one).
     ``tests/test_site.py`` checks the written pages."""
-    markup = re.sub(f"({_FUNCTION})(?!{_OPEN}|</)", r"\1" + _THIN, markup)
-    return re.sub(r"(</mi>|</mn>|</msub>|</msup>|&#x00029;</mo>|&#x0005D;</mo>)(" + _FUNCTION + ")",
-                  r"\1" + _THIN + r"\2", markup)
+    markup = re.sub(f"({_OPERATOR})(?!{_OPEN}|</)", lambda m: m.group(1) + _THIN, markup)
+    return re.sub(r"(</mi>|</mn>|</msub>|</msup>|&#x00029;</mo>|&#x0005D;</mo>)(?=" + _OPERATOR + ")",
+                  lambda m: m.group(1) + _THIN, markup)
 
 
 def _visit_math(self, node) -> None:
@@ -344,6 +349,9 @@ def _write_math_font(app, exception) -> None:
     for page in sorted(Path(app.outdir).rglob("*.html")):
         for formula in re.findall(r"<math\b.*?</math>", page.read_text(encoding="utf-8"), re.S):
             chars |= set(html.unescape(re.sub(r"<[^>]+>", "", formula)))
+            # glyphs the browser draws itself, not written in the text (with their larger sizes,
+            # which the subset keeps through the font's MATH table)
+            chars |= {glyph for tag, glyph in _DRAWN_GLYPHS.items() if f"<{tag}" in formula}
     font = _font_subset(source, {ord(c) for c in chars if not c.isspace()})
     # A subset is a Modified Version under the OFL, which may not keep the Reserved Font Name
     # "STIX": the family is renamed; the copyright and licence records stay.
@@ -355,6 +363,12 @@ def _write_math_font(app, exception) -> None:
     dest = Path(app.outdir) / "_static" / _MATH_FONT
     dest.parent.mkdir(parents=True, exist_ok=True)
     font.save(dest, reorderTables=True)
+
+
+#: MathML elements whose glyph the browser draws from the math font without it being in the text:
+#: the radical sign of a square root (and of an n-th root). Without it in the subset, every √ of
+#: the book was drawn as nothing.
+_DRAWN_GLYPHS = {"msqrt": "\N{SQUARE ROOT}", "mroot": "\N{SQUARE ROOT}"}
 
 
 def _font_subset(source: Path, unicodes: set[int], *, notdef_outline: bool = False):
@@ -653,6 +667,32 @@ def _visit_hidden_input(self, node) -> None:
     self.body.append("</summary>\n")
 
 
+# --- Code: highlighted without the spans that change nothing --------------------------------------
+#: Token types whose colour, in both of the theme's Pygments styles, is the code block's own text
+#: colour: plain names, punctuation and white space. Pygments wraps each such token in a span all
+#: the same (about 4,000 on the LSTM page, 90 kB of its HTML); they are written bare instead, and
+#: tests/test_site.py checks that the stylesheet still gives them the block's colour.
+_PLAIN_TOKENS = ("Name", "Punctuation", "Text.Whitespace", "Text")
+
+
+def _lean_code_formatter():
+    from pygments.token import string_to_tokentype
+    from sphinx.highlighting import PygmentsBridge
+
+    plain = {string_to_tokentype(name) for name in _PLAIN_TOKENS}
+    base = PygmentsBridge.html_formatter
+    if getattr(base, "seqmodels_lean", False):  # set up already (another Sphinx app, same process)
+        return
+
+    class LeanHtmlFormatter(base):
+        seqmodels_lean = True
+
+        def _get_css_classes(self, ttype):
+            return "" if ttype in plain else super()._get_css_classes(ttype)
+
+    PygmentsBridge.html_formatter = LeanHtmlFormatter
+
+
 def setup(app):
     from docutils import nodes
     from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
@@ -665,6 +705,7 @@ def setup(app):
     # the file's own hash is one (changing it re-reads the sources; execution stays cached).
     app.add_config_value("seqmodels_conf_hash", "", "env")
     app.connect("source-read", _stamp_code_dependencies)
+    _lean_code_formatter()
     app.add_html_math_renderer("mathml", (_visit_math, None), (_visit_displaymath, None))
     app.connect("build-finished", _write_math_font)
     app.connect("build-finished", _subset_icon_fonts)

@@ -99,9 +99,36 @@ def test_function_names_in_formulas_keep_their_space(site):
     assert spaced >= 5, f"only {spaced} function names followed by a thin space: the check is blind"
     glued = {n: re.findall(fn + r"<m[in]>[^<]*</m[in]>", t)[:3] for n, t in pages.items()}
     assert not any(glued.values()), f"function names set against what follows: {glued}"
+    # "\log_2 p": the space goes after the script, not into it (an <msub> has two children)
+    scripted = r"<msub>" + fn + r"(?:<mspace|<m[in]>[^<]*</m[in]></msub><m[in]>)"
+    inside = {n: re.findall(scripted, t)[:3] for n, t in pages.items()}
+    assert not any(inside.values()), f"a function name's script without its space after it: {inside}"
+    assert any(re.search(r"<msub>" + fn + r"<mn>2</mn></msub><mspace", t) for t in pages.values()), \
+        "no log_2 followed by a thin space (rnn's bits per character): the check is blind"
     before_bracket = {n: len(re.findall(fn + r'<mspace[^>]*></mspace><mo stretchy="false">&#x00028;', t))
                       for n, t in pages.items()}
     assert not any(before_bracket.values()), f"a thin space before an opening bracket: {before_bracket}"
+
+
+def test_code_is_highlighted_without_spans_that_change_nothing(site):
+    """conf.py writes plain names, punctuation and white space of code without their span: the
+    code is still highlighted, and the stylesheet gives those tokens the block's own colour in
+    both modes (were a style to colour them, the spans would be needed)."""
+    code = "".join(re.findall(r'<div class="highlight.*?</pre>', (site / "lstm.html").read_text(), re.S))
+    assert code.count('<span class="k">') > 50 and code.count('<span class="s2">') > 100, "code not highlighted"
+    bare = re.findall(r'<span class="(?:n|p|w)">', code)
+    assert not bare, f"{len(bare)} spans of plain tokens written"
+    assert re.search(r"^\.highlight pre {\n  color: inherit;", (site / "_static" / "layout.css").read_text(), re.M), \
+        "bare code text would take the theme's <pre> colour instead of the block's"
+    css = (site / "_static" / "pygments.css").read_text()
+    for theme in ("light", "dark"):
+        base = re.search(rf'html\[data-theme="{theme}"\] \.highlight {{[^}}]*?color: (#[0-9A-Fa-f]+)', css)
+        assert base, f"no text colour for code blocks in {theme} mode"
+        for cls in ("n", "p", "w"):
+            own = re.search(rf'html\[data-theme="{theme}"\] \.highlight \.{cls} {{([^}}]*)}}', css)
+            colour = re.search(r"color: (#[0-9A-Fa-f]+)", own.group(1)) if own else None
+            assert colour is None or colour.group(1).lower() == base.group(1).lower(), (theme, cls, own.group(1))
+            assert own is None or set(re.findall(r"([a-z-]+):", own.group(1))) <= {"color"}, (theme, cls, own.group(1))
 
 
 #: The icons the site shows (Font Awesome 7 solid): the search button, the menu and contents
