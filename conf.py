@@ -693,12 +693,35 @@ def _lean_code_formatter():
     PygmentsBridge.html_formatter = LeanHtmlFormatter
 
 
+# --- Figures: each links to its own file, to be seen at full size -------------------------------
+def _visit_image(self, node) -> None:
+    """An image of a figure is written inside a link to its own file: on a phone a figure drawn for
+    the page's width is shrunk to the screen (a 700-px figure to about 340 px, its text to about
+    5 px), and a tap opens it alone, where it can be zoomed."""
+    from html import escape
+
+    from docutils import nodes
+
+    start = len(self.body)
+    type(self).visit_image(self, node)  # writes <img>, with the URI rewritten to the site's copy
+    if isinstance(node.parent, nodes.figure):
+        self.body.insert(start, f'<a class="figure-file" href="{escape(node["uri"])}">')
+        node["seqmodels_linked"] = True
+
+
+def _depart_image(self, node) -> None:
+    type(self).depart_image(self, node)
+    if node.get("seqmodels_linked"):
+        self.body.append("</a>")
+
+
 def setup(app):
     from docutils import nodes
     from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
 
     app.add_node(nodes.citation, override=True, html=(_visit_citation, _depart_citation))
     app.add_node(HideCodeCellNode, override=True, html=(_visit_hidden_input, depart_HideCellInput))
+    app.add_node(nodes.image, override=True, html=(_visit_image, _depart_image))
     app.add_config_value("seqmodels_environment_hash", "", "env")
     # This file writes part of every page (math, citations, hidden inputs, cell widths): an edit of it
     # must rewrite every page, as an edit of a setting does. Sphinx compares settings, not code, so

@@ -156,7 +156,15 @@ MATH_JS = """async () => {
   const font = Array.from(document.fonts).some(
       f => f.family.replace(/"/g, "") === "Book Math" && f.status === "loaded");
   const tex = nodes.filter(n => /\\\\[A-Za-z]/.test(n.textContent));
+  // a square root's sign is drawn by the browser from the math font, left of what it covers: with
+  // no sign in the font, the content starts at the root's own left edge (a font subset lost it once)
+  const roots = Array.from(document.querySelectorAll("msqrt"));
+  const signless = roots.filter(r => {
+    const left = Math.min(...Array.from(r.children, c => c.getBoundingClientRect().left));
+    return left - r.getBoundingClientRect().left < 0.4 * parseFloat(getComputedStyle(r).fontSize);
+  });
   return {count: nodes.length, rendered: nodes.length - bare.length, loaded: font,
+          roots: roots.length, signless: signless.map(r => r.textContent.slice(0, 40)),
           errors: document.querySelectorAll("merror").length + tex.length,
           unrendered: bare.concat(tex).slice(0, 3).map(n => n.textContent.slice(0, 80))};
 }"""
@@ -218,6 +226,12 @@ LAYOUT_JS = """async (allowScroll) => {
   const article = document.querySelector("article.bd-article") || document.querySelector("main");
   const root = document.documentElement;
   const out = {pageScroll: root.scrollWidth - root.clientWidth, boxes: [], equations: []};
+  // the page's top bar: its height, and whether anything in it is drawn (an empty bar is a strip)
+  const bar = document.querySelector("#pst-header");
+  const drawn = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 &&
+                                                                 getComputedStyle(el).visibility !== "hidden"; };
+  out.bar = bar ? {height: Math.round(bar.getBoundingClientRect().height),
+                   shows: Array.from(bar.querySelectorAll("button, a, input, img")).some(drawn)} : null;
   if (!article) return out;
   // every display equation: how much of its start is hidden, whether it overflows its box, and how
   // far its middle is from the middle of the text column
@@ -397,6 +411,9 @@ def test_math_renders_on_every_page_with_math(visits):
     bad = {f"{v.page} ({v.scheme})": v.math for v in with_math
            if not v.math.get("loaded") or v.math["rendered"] != v.math["count"] or v.math["errors"]}
     assert not bad, f"math that did not render as MathML in the site's math font: {bad}"
+    assert sum(v.math.get("roots", 0) for v in with_math) >= 10, "few square roots found: the check is blind"
+    signless = {f"{v.page} ({v.scheme})": v.math["signless"] for v in with_math if v.math.get("signless")}
+    assert not signless, f"square roots drawn without their sign (is √ in the math font?): {signless}"
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
@@ -528,6 +545,18 @@ def layouts(site, server) -> dict[tuple[str, str], dict]:
 def test_nothing_is_wider_than_its_space(layouts, width):
     bad = {page: r["boxes"] for (name, page), r in layouts.items() if name == width and r["boxes"]}
     assert not bad, f"at {WIDTHS[width]} px, boxes wider than their space (page: [element, px too wide]): {bad}"
+
+
+@pytest.mark.parametrize("width", sorted(WIDTHS))
+def test_the_top_bar_is_not_an_empty_strip(layouts, width):
+    """The theme's top bar holds the search field at a laptop's width; on a phone all it holds is
+    hidden, and layout.css hides the bar too (it was an empty 16 px strip above every page)."""
+    bars = {page: r["bar"] for (name, page), r in layouts.items() if name == width}
+    assert any(b is not None for b in bars.values()), f"no top bar found at {WIDTHS[width]} px: the check is blind"
+    empty = {page: b for page, b in bars.items() if b and b["height"] > 0 and not b["shows"]}
+    assert not empty, f"at {WIDTHS[width]} px, a top bar that shows nothing (page: bar): {empty}"
+    if width == "laptop":
+        assert all(b and b["shows"] for b in bars.values()), f"a page without its search bar at 1280 px: {bars}"
 
 
 @pytest.mark.parametrize("width", sorted(WIDTHS))

@@ -34,7 +34,7 @@ kernelspec:
 
 def scratch_book(tmp_path: Path, cell: str) -> Path:
     """A copy of the real conf.py with a one-page book whose only cell is ``cell``."""
-    (tmp_path / "book").mkdir()
+    (tmp_path / "book").mkdir(parents=True)
     shutil.copy(ROOT / "conf.py", tmp_path / "conf.py")
     shutil.copy(ROOT / "book" / "references.bib", tmp_path / "book" / "references.bib")
     for folder in ("_static", "_templates"):  # conf.py names them as html_static_path / templates_path
@@ -60,8 +60,21 @@ def test_a_cell_that_raises_fails_the_build(tmp_path):
     assert "this cell must fail the build" in result.stdout + result.stderr
 
 
+def test_a_cell_wider_than_the_column_fails_the_build(tmp_path):
+    """conf.py's ``_check_cell_widths``: a printed line over CELL_COLUMN_CHARS (78) is an error, so no
+    cell is wider than the text column; 78 characters pass."""
+    fits = scratch_book(tmp_path / "fits", 'print("x" * 78)')
+    result = sphinx(fits)
+    assert result.returncode == 0, result.stderr[-2000:]
+    wide = scratch_book(tmp_path / "wide", 'print("x" * 79)')
+    result = sphinx(wide)
+    assert result.returncode != 0, "a 79-character output line did not fail the build"
+    assert "is 79 characters, in the text column 78 fit" in result.stderr, result.stderr[-2000:]
+
+
 PROBE = """import sys, uuid
-sys.path.insert(0, "../code")  # the scratch project's own seqmodels, not the installed one
+# the scratch project's own seqmodels, not the installed one
+sys.path.insert(0, "../code")
 {import_line}
 print("{module}:", VALUE, "run:", uuid.uuid4().hex)"""
 
@@ -145,7 +158,8 @@ def test_notebooks_run_on_the_environment_kernel():
 # --- Downloads and the cache after a bad previous build -------------------------------------------
 HOLD = """import pathlib, time
 pathlib.Path("../started-{name}").touch()
-while pathlib.Path("../hold").exists():  # the test holds this chapter mid-execution, then lets go
+# the test holds this chapter mid-execution, then lets go
+while pathlib.Path("../hold").exists():
     time.sleep(0.05)"""
 
 
