@@ -469,17 +469,22 @@ def _download_path(app, docname: str) -> Path:
     return Path(app.outdir) / "_sources" / f"{docname}.ipynb"
 
 
+def _read_notebook_path(app, docname: str) -> Path:
+    """Where the read keeps a chapter's download before its cross-references are written out: in
+    the doctrees folder, next to the environment it belongs with, not in the site."""
+    return Path(app.doctreedir) / "downloads" / f"{docname}.ipynb"
+
+
 def _write_download(app, doctree) -> None:
-    """``doctree-read``: write the chapter's ``.ipynb`` download from the read that built its page.
+    """``doctree-read``: keep the chapter's ``.ipynb`` download as the read that built its page has it.
 
     myst-nb writes the notebook it read to ``<builddir>/jupyter_execute/`` but, for a chapter whose
     outputs come from the execution cache, without those outputs (it merges them into a copy). So
     the outputs are merged here from the same cache record the page was rendered from, in the same
-    read, and the download goes straight into the site with its SHA-256 recorded in the chapter's
-    metadata. A download that is missing or differs from that record (an interrupted build, a
-    deleted folder) makes the chapter be read again (``_stale_downloads``); one that still differs
-    when its page is written fails the build. nbformat gives every cell a random id on each read,
-    so the cells get ids derived from their position and source: two builds write the same bytes.
+    read, with the page's glued values filled in (``_readable_download``). Its cross-references
+    (figure, equation and exercise numbers, citations) are only known once every chapter is read,
+    so this notebook is kept out of the site (``_read_notebook_path``) and the chapter is marked as
+    having a download; ``_finish_downloads`` writes the site's copy from it.
     """
     import nbformat
     from jupyter_cache import get_cache
@@ -497,15 +502,39 @@ def _write_download(app, doctree) -> None:
         raise RuntimeError(f"{docname}: its page was built, but the execution cache holds no run of "
                            "its cells, so its .ipynb download would have no outputs") from None
     _readable_download(nb, docname)
-    for number, cell in enumerate(nb.cells):
-        digest = hashlib.sha256(cell.source.encode()).hexdigest()[:8]
-        cell.id = f"cell-{number}-{digest}"
-    nbformat.validate(nb)
-    data = nbformat.writes(nb).encode() + b"\n"
-    target = _download_path(app, docname)
+    target = _read_notebook_path(app, docname)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
-    app.env.metadata[docname]["seqmodels_download_sha256"] = hashlib.sha256(data).hexdigest()
+    nbformat.write(nb, target)
+    app.env.metadata[docname]["seqmodels_download_sha256"] = ""  # the site's copy: _finish_downloads
+
+
+def _finish_downloads(app, env) -> list[str]:
+    """``env-get-updated``, after Sphinx numbers figures and equations: every chapter's download
+    written into the site from the notebook its read kept, its MyST made plain Markdown
+    (``_plain_markdown``), with its SHA-256 recorded in the chapter's metadata.
+
+    Every chapter, not only those read in this build: numbers are global, so a figure added to one
+    chapter renumbers the next ones' references. This runs in the main process after the (parallel)
+    reads and before the environment is saved and pages are written. A download that is missing or
+    differs from that record (an interrupted build, a deleted folder) makes the chapter be read
+    again (``_stale_downloads``); one that still differs when its page is written fails the build.
+    nbformat gives every cell a random id on each read, so the cells get ids derived from their
+    position and source: two builds write the same bytes."""
+    import nbformat
+
+    for docname in sorted(d for d in env.all_docs if "seqmodels_download_sha256" in env.metadata[d]):
+        nb = nbformat.read(_read_notebook_path(app, docname), as_version=4)
+        _plain_markdown(app, nb, docname)
+        for number, cell in enumerate(nb.cells):
+            digest = hashlib.sha256(cell.source.encode()).hexdigest()[:8]
+            cell.id = f"cell-{number}-{digest}"
+        nbformat.validate(nb)
+        data = nbformat.writes(nb).encode() + b"\n"
+        target = _download_path(app, docname)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        env.metadata[docname]["seqmodels_download_sha256"] = hashlib.sha256(data).hexdigest()
+    return []
 
 
 #: What the downloaded notebook of a chapter says first: how to run it again.
@@ -559,20 +588,167 @@ def _readable_download(nb, docname: str) -> None:
     nb.cells.insert(0, nbformat.v4.new_markdown_cell(note))
 
 
+#: MyST that plain Jupyter shows literally: a fenced directive (its fence, name, argument, then
+#: option lines and body up to the same fence, and the blank lines after it), a role, a label line.
+_DIRECTIVE = re.compile(r"^(?P<fence>`{3,})\{(?P<name>[a-z:-]+)\}[ \t]*(?P<arg>.*)\n(?P<body>(?:.*\n)*?)"
+                        r"(?P=fence)[ \t]*(?:\n|\Z)(?P<after>\n*)", re.M)
+_ROLE = re.compile(r"\{(?P<name>[a-z:-]+)\}`(?P<text>[^`]+)`")
+_LABEL_LINE = re.compile(r"^\([^()\s]+\)=[ \t]*(?:\n|\Z)", re.M)
+#: Roles written as the text of the reference they make: role name -> (domain, reference type).
+_XREF_ROLES = {"numref": ("std", "numref"), "ref": ("std", "ref"), "term": ("std", "term"),
+               "eq": ("math", "eq")}
+
+
+def _plain_markdown(app, nb, docname: str) -> None:
+    """The download's text as plain Jupyter renders it, reading as the page does: every
+    cross-reference role becomes its page text ("Fig. 29", "(12)", a section's title, a term,
+    "[Elman, 1990]"), resolved by the domain that resolves it on the page; label lines go;
+    ``{math}`` blocks become ``$$`` displays, numbered by a ``\\tag``; exercises and solutions become
+    bold headings ("**Exercise 3.**"); the status page's execution table a Markdown table. Other
+    MyST is left as it is (tests/test_downloads.py fails on any left). Code cells are not touched;
+    a Markdown cell left empty (a solution's end) is dropped."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = _plain_myst(app, docname, cell.source).strip("\n")
+    nb.cells = [c for c in nb.cells if c.cell_type != "markdown" or c.source.strip()]
+
+
+def _plain_myst(app, docname: str, text: str) -> str:
+    """A Markdown cell's ``text`` (or a directive's body) with its MyST written out."""
+    def directive(match: re.Match) -> str:
+        name, arg = match["name"], match["arg"].strip()
+        lines = match["body"].splitlines(keepends=True)
+        options = {}
+        while lines and (option := re.match(r":([\w-]+):[ \t]*(.*)", lines[0])):
+            options[option[1]] = option[2].strip()
+            lines.pop(0)
+        body = "".join(lines).strip("\n")
+        if name == "math":  # blank-line-separated parts are aligned rows, as _visit_displaymath sets them
+            parts = [part for part in body.split("\n\n") if part.strip()]
+            latex = body if len(parts) == 1 else r"\begin{aligned}" + r"\\".join(parts) + r"\end{aligned}"
+            if "label" in options:
+                latex += "\n" + rf"\tag{{{_equation_number(app.env, docname, options['label'])}}}"
+            block = f"$$\n{latex}\n$$"
+        elif name == "exercise":
+            if "label" not in options:
+                raise RuntimeError(f"{docname}: the download numbers exercises by their :label:, "
+                                   f"and one has none: {body[:60]!r}")
+            block = f"**{_exercise_title(app, docname, options['label'])}.**\n\n{_plain_myst(app, docname, body)}"
+        elif name == "solution-start":
+            block = f"**Solution to {_exercise_title(app, docname, arg)}.**"
+        elif name == "solution-end":
+            return ""  # with the blank lines after it
+        elif name == "nb-exec-table":
+            block = _exec_table_markdown(app, docname)
+        else:
+            return match[0]
+        return block + "\n" + match["after"]
+
+    def role(match: re.Match) -> str:
+        name, content = match["name"], match["text"]
+        if name.startswith("cite:"):
+            return _xref_text(app, docname, "cite", name.partition(":")[2], content, content, False)
+        if name not in _XREF_ROLES:
+            return match[0]
+        domain, typ = _XREF_ROLES[name]
+        explicit, title, target = split_explicit_title(content)
+        if typ in ("ref", "numref"):
+            target = target.lower()  # as Sphinx's roles take it
+        entry = getattr(app.env, "sphinx_exercise_registry", {}).get(target)
+        if typ == "ref" and not explicit and entry and _is_numbered_exercise(entry["node"]):
+            typ = "numref"  # sphinx-exercise makes such a ref a numref
+        return _xref_text(app, docname, domain, typ, target, title, explicit)
+
+    from sphinx.util.nodes import split_explicit_title
+
+    text = _DIRECTIVE.sub(directive, text)
+    text = _LABEL_LINE.sub("", text)
+    return _ROLE.sub(role, text)
+
+
+def _xref_text(app, docname: str, domain: str, typ: str, target: str, title: str, explicit: bool) -> str:
+    """The text of a cross-reference as the page shows it, in Markdown: the reference node the
+    role would make, resolved by its domain (numbers come from the figure numbers of the book)."""
+    from docutils import nodes
+    from sphinx.addnodes import pending_xref
+
+    content = nodes.inline(title, title)
+    node = pending_xref("", content, refdoc=docname, refdomain=domain, reftype=typ, reftarget=target,
+                        refexplicit=explicit, refwarn=True)
+    env = app.env
+    resolved = env.get_domain(domain).resolve_xref(env, docname, app.builder, typ, target, node, content)
+    if resolved is None:
+        raise RuntimeError(f"{docname}: the download cannot resolve the {domain}:{typ} reference {target!r}")
+    return _inline_markdown(resolved)
+
+
+def _inline_markdown(node) -> str:
+    """A resolved reference's text in Markdown: its emphasis (a citation's *et al.*, a title's
+    word) and code kept, links dropped."""
+    from docutils import nodes
+
+    if isinstance(node, nodes.Text):
+        return node.astext()
+    if isinstance(node, nodes.literal):
+        return f"`{node.astext()}`"
+    inner = "".join(_inline_markdown(child) for child in node.children)
+    return f"*{inner}*" if isinstance(node, nodes.emphasis) else inner
+
+
+def _equation_number(env, docname: str, label: str) -> str:
+    """A labelled equation's number as the page prints it (``get_node_equation_number``: numfig)."""
+    from docutils.nodes import make_id
+
+    return ".".join(map(str, env.toc_fignumbers[docname]["displaymath"][make_id(f"equation-{label}")]))
+
+
+def _is_numbered_exercise(node) -> bool:
+    from sphinx_exercise.nodes import exercise_enumerable_node
+
+    return isinstance(node, exercise_enumerable_node)
+
+
+def _exercise_title(app, docname: str, label: str) -> str:
+    """An exercise's title as its box shows it: "Exercise 3" (the page's number), with its own
+    title, if it has one, in parentheses."""
+    node = app.env.sphinx_exercise_registry[label]["node"]
+    heading = node[0]
+    numbered = _is_numbered_exercise(node)
+    title = _xref_text(app, docname, "std", "numref", label, label, False) if numbered else heading[0].astext()
+    return title + (f" ({heading[1].astext()})" if len(heading) > 1 else "")
+
+
+def _exec_table_markdown(app, docname: str) -> str:
+    """myst-nb's table of executed notebooks, as the status page shows it (``_status_marks``'s words)."""
+    from docutils import nodes
+    from myst_nb.ext.execution_tables import make_stat_table
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    table = make_stat_table(docname, NbMetadataCollector.get_doc_data(app.env))
+    rows = [[_RUN_MARKS.get(entry.astext(), (entry.astext(),))[0] for entry in row.findall(nodes.entry)]
+            for row in table.findall(nodes.row)]
+    lines = ["| " + " | ".join(cells) + " |" for cells in rows]
+    lines.insert(1, "|" + " --- |" * len(rows[0]))
+    return "\n".join(lines)
+
+
 def _download_is_current(app, docname: str) -> bool:
+    """The site's download is the one ``_finish_downloads`` recorded, and the notebook it was made
+    from is still kept (the next build makes the download again from it)."""
     expected = app.env.metadata.get(docname, {}).get("seqmodels_download_sha256")
     path = _download_path(app, docname)
-    return expected is None or (path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == expected)
+    return expected is None or (_read_notebook_path(app, docname).is_file() and path.is_file()
+                                and hashlib.sha256(path.read_bytes()).hexdigest() == expected)
 
 
 def _stale_downloads(app, env, added, changed, removed) -> list[str]:
-    """``env-get-outdated``: chapters whose download is missing or not the one their read wrote."""
+    """``env-get-outdated``: chapters whose download is missing or not the one their build wrote."""
     return sorted(d for d in env.found_docs - added - changed - removed
                   if d in env.all_docs and not _download_is_current(app, d))
 
 
 def _offer_notebook(app, pagename, templatename, context, doctree) -> None:
-    """Offer the chapter's executed notebook (written by ``_write_download``) in the download menu;
+    """Offer the chapter's executed notebook (written by ``_finish_downloads``) in the download menu;
     the book theme lists an ``.ipynb`` only when ``ipynb_source`` is set."""
     if app.builder.format != "html" or "seqmodels_download_sha256" not in app.env.metadata.get(pagename, {}):
         return
@@ -614,6 +790,11 @@ def _check_cell_widths(app, doctree, docname) -> None:
 
 
 # --- Status page: a text mark for each chapter's run, not an emoji ------------------------------
+#: myst-nb's marks of a run, and the word and CSS class the status page shows instead.
+_RUN_MARKS = {"\N{WHITE HEAVY CHECK MARK}": ("succeeded", "exec-ok"),
+              "\N{CROSS MARK}": ("failed", "exec-failed")}
+
+
 def _status_marks(app, doctree, docname) -> None:
     """``doctree-resolved``: myst-nb's execution table marks a run with ✅ or ❌, which shows as an
     empty box where no emoji font is installed; the cell says "succeeded" or "failed" instead, with
@@ -623,11 +804,10 @@ def _status_marks(app, doctree, docname) -> None:
     its last column is on screen at 390 px."""
     from docutils import nodes
 
-    marks = {"\N{WHITE HEAVY CHECK MARK}": ("succeeded", "exec-ok"), "\N{CROSS MARK}": ("failed", "exec-failed")}
     for text in list(doctree.findall(nodes.Text)):
         table = next((up for up in _ancestors(text) if isinstance(up, nodes.table)), None)
-        if text.astext() in marks and table is not None:
-            word, css = marks[text.astext()]
+        if text.astext() in _RUN_MARKS and table is not None:
+            word, css = _RUN_MARKS[text.astext()]
             mark = nodes.inline("", "", nodes.inline(text=word, classes=["exec-word"]),
                                 classes=["exec-status", css])
             text.parent.replace(text, mark)
@@ -738,3 +918,5 @@ def setup(app):
     app.connect("html-page-context", _offer_notebook, priority=450)
     app.connect("doctree-read", _write_download)
     app.connect("env-get-outdated", _stale_downloads)
+    # After Sphinx's own handler (priority 500) numbers the figures and equations of the whole book.
+    app.connect("env-get-updated", _finish_downloads, priority=900)

@@ -111,6 +111,90 @@ def test_downloaded_notebook_says_how_to_run_it_and_shows_numbers_not_roles(site
     assert not missing, f"values {name}.html shows that its notebook's text lacks: {missing[:5]}"
 
 
+#: MyST that plain Jupyter shows as written: a role, a label line, a fenced directive.
+MYST = re.compile(r"\{[a-z:-]+\}`|^\([^()\s]+\)=[ \t]*$|^`{3,}\{[a-z:-]+\}", re.M)
+
+
+def source_markdown(name: str) -> list[str]:
+    """The Markdown cells of a chapter's source, as myst-nb reads them."""
+    from myst_nb.core.read import read_myst_markdown_notebook
+
+    notebook = read_myst_markdown_notebook((BOOK / f"{name}.md").read_text())
+    return [cell.source for cell in notebook.cells if cell.cell_type == "markdown"]
+
+
+@pytest.mark.parametrize("name", EXECUTED_PAGES)
+def test_downloaded_notebook_text_is_plain_markdown(site, name):
+    """No MyST that Jupyter would show literally is left in the notebook's text: roles, label
+    lines and directives are written as the page shows them (``conf._plain_markdown``)."""
+    assert MYST.search("\n".join(source_markdown(name))), f"book/{name}.md has no MyST: the check is blind"
+    nb = downloaded_notebook(site, name)
+    left = [(c.source[max(m.start() - 30, 0):m.end() + 30]) for c in nb.cells if c.cell_type == "markdown"
+            for m in MYST.finditer(c.source)]
+    assert not left, f"{name}.ipynb shows MyST in Jupyter: {left[:5]}"
+    assert all(c.source.strip() for c in nb.cells if c.cell_type == "markdown"), f"{name}.ipynb has empty text cells"
+
+
+def markdown_of(tag) -> str:
+    """An element's text as Markdown writes it: emphasis in ``*``, code in backticks."""
+    if isinstance(tag, str):
+        return str(tag)
+    inner = "".join(markdown_of(child) for child in tag.children)
+    return {"em": f"*{inner}*", "code": f"`{inner}`"}.get(tag.name, inner)
+
+
+def in_order(texts: list[str], text: str) -> list[str]:
+    """Those of ``texts`` that ``text`` does not hold, each after the one before it."""
+    missing, at = [], 0
+    for wanted in texts:
+        found = text.find(wanted, at)
+        if found < 0:
+            missing.append(wanted)
+        else:
+            at = found + len(wanted)
+    return missing
+
+
+@pytest.mark.parametrize("name", EXECUTED_PAGES)
+def test_downloaded_notebook_cites_as_the_page_does(site, name):
+    """Every citation of the chapter's text reads in the notebook as on the page ("[Elman, 1990]",
+    "Pascanu *et al.* [2013]"), in the page's order: the source's roles, the page's citations and
+    the notebook's text are matched one to one."""
+    roles = re.findall(r"\{cite:([a-z]+)\}`([^`]+)`", "\n".join(source_markdown(name)))
+    page = BeautifulSoup((site / f"{name}.html").read_text(), "html.parser")
+    shown = [markdown_of(span) for span in page.select("span.bibtex-citation")]
+    assert len(shown) == len(roles), f"{name}.html shows {len(shown)} citations, its source has {len(roles)}"
+    for (kind, keys), text in zip(roles, shown):
+        # {cite:p} shows "[Author, year]", {cite:t} "Author [year]": the pairing is right
+        assert (kind == "p") == text.startswith("["), f"{name}: {{cite:{kind}}}`{keys}` paired with {text!r}"
+    nb = downloaded_notebook(site, name)
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    missing = in_order(shown, text)
+    assert not missing, f"citations of {name}.html that its notebook lacks, or has out of order: {missing[:5]}"
+
+
+@pytest.mark.parametrize("name", EXECUTED_PAGES)
+def test_downloaded_notebook_numbers_as_the_page_does(site, name):
+    """Equations, exercises, solutions and the references to figures, equations, sections and
+    terms read in the notebook as on the page, in its order ("Fig. 29", "(12)", "Exercise 4")."""
+    page = BeautifulSoup((site / f"{name}.html").read_text(), "html.parser")
+    nb = downloaded_notebook(site, name)
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    numbers = [re.match(r"\((.*?)\)", span.get_text())[1] for span in page.select("span.eqno")]  # "(6)#"
+    assert re.findall(r"\\tag\{([^}]*)\}", text) == numbers, f"{name}.ipynb numbers its equations otherwise"
+    for kind, heading in (("exercise", "Exercise"), ("solution", "Solution to Exercise")):
+        titles = [" ".join(p.get_text().split()) for p in page.select(f"div.{kind} > p.admonition-title")]
+        assert re.findall(rf"^\*\*({heading} \d+)\.\*\*$", text, re.M) == titles, \
+            f"{name}.ipynb's {kind} headings are not the page's {titles}"
+    body = page.select_one("article") or page
+    refs = [markdown_of(span) for span in body.select("span.std-numref, span.std-ref, span.std-term, "
+                                                       'a.reference.internal[href*="#equation-"]')
+            if not span.find_parent("figcaption")]
+    assert len(refs) >= len(re.findall(r"\{(?:numref|ref|term|eq)\}`", "\n".join(source_markdown(name))))
+    missing = in_order(refs, text)
+    assert not missing, f"references of {name}.html that its notebook lacks, or has out of order: {missing[:5]}"
+
+
 def test_the_book_extra_names_what_the_notebooks_import():
     """Every top-level module a chapter imports is the standard library's, seqmodels', a dependency
     of seqmodels, or in its ``book`` extra (by the import names of those distributions)."""
