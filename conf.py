@@ -352,6 +352,9 @@ def _write_math_font(app, exception) -> None:
             # glyphs the browser draws itself, not written in the text (with their larger sizes,
             # which the subset keeps through the font's MATH table)
             chars |= {glyph for tag, glyph in _DRAWN_GLYPHS.items() if f"<{tag}" in formula}
+            # a one-letter <mi> is drawn in its italic form, a character of its own (MathML Core's
+            # math-auto): x as U+1D465; without it the browser takes it from another font
+            chars |= {_math_italic(html.unescape(c)) for c in re.findall(r"<mi>(&#x[0-9A-Fa-f]+;|[^<&])</mi>", formula)}
     font = _font_subset(source, {ord(c) for c in chars if not c.isspace()})
     # A subset is a Modified Version under the OFL, which may not keep the Reserved Font Name
     # "STIX": the family is renamed; the copyright and licence records stay.
@@ -369,6 +372,23 @@ def _write_math_font(app, exception) -> None:
 #: the radical sign of a square root (and of an n-th root). Without it in the subset, every √ of
 #: the book was drawn as nothing.
 _DRAWN_GLYPHS = {"msqrt": "\N{SQUARE ROOT}", "mroot": "\N{SQUARE ROOT}"}
+
+
+def _math_italic(char: str) -> str:
+    """The character MathML Core draws for a one-character ``<mi>`` (``text-transform: math-auto``):
+    the Mathematical Italic form of a Latin or Greek letter, of nabla or of the partial sign (h is
+    U+210E, Planck's constant); ``char`` itself where there is none (a digit, an operator)."""
+    import unicodedata
+
+    if char == "h":
+        return "\N{PLANCK CONSTANT}"
+    name = unicodedata.name(char, "")
+    for word in ("LATIN ", "GREEK ", "LETTER ", "LUNATE "):
+        name = name.replace(word, "")
+    try:
+        return unicodedata.lookup("MATHEMATICAL ITALIC " + name)
+    except KeyError:
+        return char
 
 
 def _font_subset(source: Path, unicodes: set[int], *, notdef_outline: bool = False):
@@ -452,7 +472,8 @@ html_css_files = ["a11y.css",  # accessibility fixes of the theme's colours (see
 # The book theme's sidebar without its own search field: the header has one at every width (two
 # fields, one above the other, at a laptop's width).
 html_sidebars = {"**": ["navbar-logo.html", "icon-links.html", "sbt-sidebar-nav.html"]}
-html_js_files = ["explore.js"]  # a few lines that switch an explorable figure's state; no library
+html_js_files = ["explore.js",  # a few lines that switch an explorable figure's state; no library
+                 "page.js"]  # the sidebar buttons work; boxes that scroll once opened take focus
 html_last_updated_fmt = None  # no build date on pages: two builds must give the same bytes
 html_copy_source = True
 html_context = {"default_mode": "auto"}  # a first visit must not log "invalid theme mode"

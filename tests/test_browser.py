@@ -285,6 +285,11 @@ LAYOUT_JS = """async (allowScroll) => {
     flagged.add(el);
     out.boxes.push({el, excess: Math.round(excess)});
   }
+  // a box that scrolls sideways must take the keyboard's focus (itself or something in it)
+  out.unfocusable = Array.from(article.querySelectorAll("*")).filter(el => {
+    if (!scrolls(el) || el.scrollWidth <= el.clientWidth + 1 || !el.clientWidth) return false;
+    return el.tabIndex < 0 && !el.querySelector("a[href], button, input, select, [tabindex='0']");
+  }).map(describe);
   // one report per overflow: the innermost box (its ancestors overflow because of it)
   const parents = new Set();
   for (const b of out.boxes) for (let p = b.el.parentElement; p; p = p.parentElement) parents.add(p);
@@ -557,6 +562,14 @@ def test_the_top_bar_is_not_an_empty_strip(layouts, width):
     assert not empty, f"at {WIDTHS[width]} px, a top bar that shows nothing (page: bar): {empty}"
     if width == "laptop":
         assert all(b and b["shows"] for b in bars.values()), f"a page without its search bar at 1280 px: {bars}"
+
+
+@pytest.mark.parametrize("width", sorted(WIDTHS))
+def test_every_box_that_scrolls_takes_the_keyboard_focus(layouts, width):
+    """Code, tables and equations that scroll sideways (on a phone) can be scrolled from the
+    keyboard, those opened after the page loaded (a solution) too (book/_static/page.js)."""
+    bad = {page: r["unfocusable"] for (name, page), r in layouts.items() if name == width and r["unfocusable"]}
+    assert not bad, f"at {WIDTHS[width]} px, boxes that scroll but take no focus: {bad}"
 
 
 @pytest.mark.parametrize("width", sorted(WIDTHS))
@@ -843,6 +856,50 @@ def test_every_page_fits_the_weight_budget(site):
     assert "lstm.html" in weights and weights["lstm.html"] > 300_000, f"the measurement is blind: {weights}"
     heavy = {page: f"{b / 1e6:.2f} MB" for page, b in weights.items() if b > PAGE_BUDGET_BYTES}
     assert not heavy, f"pages over the {PAGE_BUDGET_BYTES / 1e6:.1f} MB budget with what they load: {heavy}"
+
+
+# --- The sidebar buttons ------------------------------------------------------------------------
+SIDEBARS_JS = """async () => {
+  const visible = kind => Array.from(document.querySelectorAll("button." + kind))
+    .find(b => b.getBoundingClientRect().width > 0);
+  const frame = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const out = {};
+  for (const [kind, dialog, sidebar] of [["primary-toggle", "pst-primary-sidebar-modal", "pst-primary-sidebar"],
+                                         ["secondary-toggle", "pst-secondary-sidebar-modal", "pst-secondary-sidebar"]]) {
+    const button = visible(kind);
+    if (!button) { out[kind] = "no visible button"; continue; }
+    const d = document.getElementById(dialog), s = document.getElementById(sidebar);
+    const hiddenBefore = s ? s.classList.contains("pst-sidebar-hidden") : null;
+    button.click();
+    await frame();
+    out[kind] = {dialogOpen: !!(d && d.open),
+                 folded: s ? s.classList.contains("pst-sidebar-hidden") !== hiddenBefore : false,
+                 links: d && d.open ? d.querySelectorAll("a[href]").length : 0};
+    if (d && d.open) d.close();
+    await frame();
+  }
+  return out;
+}"""
+
+
+def test_the_menu_and_contents_buttons_work(site, server):
+    """The article header's menu and contents buttons open the chapter list and the page's
+    contents as dialogs on a phone, and the menu button folds the chapter list on a laptop (the
+    themes bound them to hidden copies: book/_static/page.js)."""
+    def measure(browser, _):
+        found = {}
+        for width in WIDTHS.values():
+            with page_at_width(browser, server, "rnn.html", width) as page:
+                found[width] = page.evaluate(SIDEBARS_JS)
+        return found
+
+    found = side_by_side(measure, [0])[0]
+    phone, laptop = found[WIDTHS["phone"]], found[WIDTHS["laptop"]]
+    for kind in ("primary-toggle", "secondary-toggle"):
+        assert isinstance(phone[kind], dict) and phone[kind]["dialogOpen"] and phone[kind]["links"] > 5, \
+            f"at {WIDTHS['phone']} px the {kind} button opened no sidebar: {phone}"
+    assert isinstance(laptop["primary-toggle"], dict) and laptop["primary-toggle"]["folded"] \
+        and not laptop["primary-toggle"]["dialogOpen"], f"at {WIDTHS['laptop']} px the menu button did not fold the list: {laptop}"
 
 
 # --- The status page on a phone -------------------------------------------------------------------

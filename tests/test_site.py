@@ -90,6 +90,39 @@ def test_math_is_mathml_in_a_font_the_site_serves(site):
     assert font.read_bytes()[:4] == b"wOF2", "the math font is not WOFF2"
 
 
+def test_the_math_font_has_every_glyph_the_formulas_are_drawn_with(site):
+    """Every character of every formula, the italic form in which a one-letter variable is drawn
+    (MathML Core: x as U+1D465, h as U+210E) and the radical of a square root are in the site's
+    math font: a glyph missing from it is taken from another font, or not drawn at all."""
+    import html
+    import unicodedata
+
+    from fontTools.ttLib import TTFont
+
+    cmap = TTFont(site / "_static" / "book-math.woff2").getBestCmap()
+    needed: dict[str, str] = {}
+    for page in sorted(site.glob("*.html")):
+        for formula in re.findall(r"<math\b.*?</math>", page.read_text(encoding="utf-8"), re.S):
+            for c in html.unescape(re.sub(r"<[^>]+>", "", formula)):
+                needed.setdefault(c, page.name)
+            for c in re.findall(r"<mi>(&#x[0-9A-Fa-f]+;|[^<&])</mi>", formula):
+                c = html.unescape(c)
+                name = unicodedata.name(c, "")
+                for word in ("LATIN ", "GREEK ", "LETTER ", "LUNATE "):
+                    name = name.replace(word, "")
+                try:
+                    italic = "\N{PLANCK CONSTANT}" if c == "h" else unicodedata.lookup("MATHEMATICAL ITALIC " + name)
+                except KeyError:
+                    continue
+                needed.setdefault(italic, page.name)
+            if "<msqrt" in formula:
+                needed.setdefault("\N{SQUARE ROOT}", page.name)
+    assert "\N{MATHEMATICAL ITALIC SMALL X}" in needed and "\N{SQUARE ROOT}" in needed, "the check is blind"
+    missing = {f"U+{ord(c):04X} {unicodedata.name(c, '?')}": page for c, page in needed.items()
+               if not c.isspace() and ord(c) not in cmap}
+    assert not missing, f"glyphs the formulas need that the math font lacks (glyph: first page): {missing}"
+
+
 def test_function_names_in_formulas_keep_their_space(site):
     """"\\log p" reads "log p", not "logp"; "\\log(x)" keeps no space before its bracket (conf.py,
     ``_function_spacing``)."""
