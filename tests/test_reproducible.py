@@ -155,7 +155,8 @@ def test_the_main_build_and_a_clean_one_write_identical_sites(tmp_path, site):
             assert f"{page}.html" in files[0], f"varying page {page} is not in the site"
 
     only = sorted((set(files[0]) ^ set(files[1])) - allowed)
-    assert not only, f"files in only one of the two builds: {only}"
+    assert not only, (f"files in only one of the two builds: {only} (Sphinx leaves the files of earlier builds "
+                      "in an incremental one: run `make clean html` first)")
     differ = {}
     for name in sorted(set(files[0]) & set(files[1]) - allowed - {"searchindex.js"}):
         if files[0][name].read_bytes() != files[1][name].read_bytes():
