@@ -279,14 +279,18 @@ def _mathml(latex: str, display: str) -> str:
         raise ValueError(f"latex2mathml cannot convert {latex!r}: {err}") from err
     if re.search(r">[^<]*\\[A-Za-z]", markup) or "<mi>&</mi>" in markup:
         raise ValueError(f"latex2mathml left a TeX command unconverted in {latex!r}: {markup[:200]}")
-    return _function_spacing(markup)
+    return _function_spacing(_NAMED_OPERATOR.sub(r"<mi>\1</mi>", markup))
 
 
 #: TeX's thin space (3 mu) around a function name such as log or tanh: latex2mathml writes \log as
-#: a plain <mi>log</mi>, which MathML sets with no space, so "\log p" read "logp".
+#: a plain <mi>log</mi>, which MathML sets with no space, so "\log p" read "logp". It writes
+#: \operatorname{softmax} and \max as <mo>, which MathML sets with an operator's thick space on
+#: both sides, "softmax (z)": those become <mi> too (``_NAMED_OPERATOR``), spaced as TeX spaces them.
 _THIN = '<mspace width="0.1667em"></mspace>'
-_FUNCTION = r"<mi>(?:log|ln|exp|tanh|sinh|cosh|sin|cos|tan|det|dim|ker|deg|arg|lim|sup|inf|max|min)</mi>"
-_OPEN = r'<mo stretchy="false">&#x000(?:28|5B);</mo>'  # ( and [: no space before them, as in TeX
+_NAMED_OPERATOR = re.compile(r"<mo>([A-Za-z]{2,})</mo>")
+_FUNCTION = r"<mi>[A-Za-z]{2,}</mi>"  # in this book every name of two or more letters is a function's
+#: ( and [, also sized (\Big): no space before them, as in TeX; nor before a space TeX writes (\!)
+_OPEN = r'(?:<mo stretchy="false">|<mo minsize="[^"]*" maxsize="[^"]*">)(?:&#x000(?:28|5B);|\(|\[)</mo>|<mspace'
 
 
 #: A function name as an operand: the name alone, or the name with a script ("\log_2"), whose

@@ -133,6 +133,10 @@ def test_function_names_in_formulas_keep_their_space(site):
     glued = {n: re.findall(r"(?<!<msub>)(?<!<msup>)" + fn + r"<m[in]>[^<]*</m[in]>", t)[:3]
              for n, t in pages.items()}
     assert not any(glued.values()), f"function names set against what follows: {glued}"
+    # "\operatorname{softmax}(z)": a name set as an <mo> gets an operator's thick space on both sides
+    named = {n: re.findall(r"<mo>[A-Za-z]{2,}</mo>", t)[:3] for n, t in pages.items()}
+    assert not any(named.values()), f"function names set as operators (<mo>), spaced apart: {named}"
+    assert any("<mi>softmax</mi>" in t for t in pages.values()), "no softmax in any formula: the check is blind"
     # "\log_2 p": the space goes after the script, not into it (an <msub> has two children)
     scripted = r"<msub>" + fn + r"(?:<mspace|<m[in]>[^<]*</m[in]></msub><m[in]>)"
     inside = {n: re.findall(scripted, t)[:3] for n, t in pages.items()}
