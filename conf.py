@@ -475,12 +475,18 @@ html_css_files = ["a11y.css",  # accessibility fixes of the theme's colours (see
                   "explore.css"]  # figures with a slider or menu (seqmodels.explore)
 # The book theme's sidebar without its own search field: the header has one at every width (two
 # fields, one above the other, at a laptop's width).
-html_sidebars = {"**": ["navbar-logo.html", "icon-links.html", "sbt-sidebar-nav.html"]}
+html_sidebars = {"**": ["navbar-logo.html", "icon-links.html", "sbt-sidebar-nav.html", "source-link.html"]}
 html_js_files = ["explore.js",  # a few lines that switch an explorable figure's state; no library
                  "page.js"]  # the sidebar buttons work; boxes that scroll once opened take focus
 html_last_updated_fmt = None  # no build date on pages: two builds must give the same bytes
 html_copy_source = True
 html_context = {"default_mode": "auto"}  # a first visit must not log "invalid theme mode"
+# The book's source repository, linked from every page's sidebar: SEQMODELS_REPOSITORY_URL, or the
+# repository a GitHub Actions run builds (the workflow that publishes the site); a build that knows
+# neither (a reader's own copy) shows no link rather than a guessed address.
+html_context["seqmodels_repository"] = os.environ.get("SEQMODELS_REPOSITORY_URL") or (
+    f"{os.environ['GITHUB_SERVER_URL']}/{os.environ['GITHUB_REPOSITORY']}"
+    if os.environ.get("GITHUB_SERVER_URL") and os.environ.get("GITHUB_REPOSITORY") else "")
 html_theme_options = {
     "use_download_button": True,
     "use_fullscreen_button": False,

@@ -45,8 +45,8 @@ def scratch_book(tmp_path: Path, cell: str) -> Path:
     return tmp_path
 
 
-def sphinx(project: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, SEQMODELS_BUILDDIR=str(project / "_build"))
+def sphinx(project: Path, **extra_env: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, SEQMODELS_BUILDDIR=str(project / "_build"), **extra_env)
     return subprocess.run(
         [sys.executable, "-m", "sphinx", "-b", "html", "-c", ".", "-d", "_build/doctrees",
          "book", "_build/html", "-W", "--keep-going", "-q"],
@@ -64,12 +64,26 @@ def test_a_cell_wider_than_the_column_fails_the_build(tmp_path):
     """conf.py's ``_check_cell_widths``: a printed line over CELL_COLUMN_CHARS (78) is an error, so no
     cell is wider than the text column; 78 characters pass."""
     fits = scratch_book(tmp_path / "fits", 'print("x" * 78)')
-    result = sphinx(fits)
+    result = sphinx(fits, SEQMODELS_REPOSITORY_URL="https://example.org/the-book")
     assert result.returncode == 0, result.stderr[-2000:]
+    # (this build also names a repository: its sidebar links it; see the next test)
+    assert '<a href="https://example.org/the-book">' in (fits / "_build" / "html" / "index.html").read_text()
     wide = scratch_book(tmp_path / "wide", 'print("x" * 79)')
     result = sphinx(wide)
     assert result.returncode != 0, "a 79-character output line did not fail the build"
     assert "is 79 characters, in the text column 78 fit" in result.stderr, result.stderr[-2000:]
+
+
+def test_a_build_that_knows_no_repository_links_none(tmp_path, monkeypatch):
+    """conf.py links the source repository from SEQMODELS_REPOSITORY_URL or a GitHub Actions run's
+    variables; with neither, no guessed link is written (the previous test sees one written)."""
+    for name in ("SEQMODELS_REPOSITORY_URL", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY"):
+        monkeypatch.delenv(name, raising=False)
+    project = scratch_book(tmp_path, 'print("no repository")')
+    result = sphinx(project)
+    assert result.returncode == 0, result.stderr[-2000:]
+    page = (project / "_build" / "html" / "index.html").read_text()
+    assert "no repository" in page and 'class="source-link"' not in page
 
 
 PROBE = """import sys, uuid
