@@ -290,6 +290,21 @@ LAYOUT_JS = """async (allowScroll) => {
     if (!scrolls(el) || el.scrollWidth <= el.clientWidth + 1 || !el.clientWidth) return false;
     return el.tabIndex < 0 && !el.querySelector("a[href], button, input, select, [tabindex='0']");
   }).map(describe);
+  // the page's contents list (the theme's secondary sidebar, in the right margin at a laptop's
+  // width) and every cell, figure, table, equation, code box, image or admonition whose right edge
+  // passes its left edge
+  const toc = document.querySelector("div.bd-sidebar-secondary");
+  const t = toc ? toc.getBoundingClientRect() : null;
+  out.margin = {toc: t ? Math.round(t.width) : 0, checked: 0, reaching: []};
+  if (t && t.width) {
+    const WHAT = ".cell, figure, table, div.math, pre, img, .admonition, details, .full-width";
+    for (const el of article.querySelectorAll(":is(" + WHAT + ")")) {
+      const r = el.getBoundingClientRect();
+      if (!r.width || !r.height) continue;
+      out.margin.checked += 1;
+      if (r.right > t.left + 0.5) out.margin.reaching.push({what: describe(el), px: Math.round(r.right - t.left)});
+    }
+  }
   // one report per overflow: the innermost box (its ancestors overflow because of it)
   const parents = new Set();
   for (const b of out.boxes) for (let p = b.el.parentElement; p; p = p.parentElement) parents.add(p);
@@ -777,60 +792,22 @@ def test_without_javascript_the_default_figure_shows_alone(site, server, browser
 
 
 # --- Nothing reaches the contents list ----------------------------------------------------------
-#: At 1280 px, with every toggle and solution open: the page's contents list (the theme's secondary
-#: sidebar, in the right margin) and every cell, figure, table, equation, code box, image and
-#: admonition of the article whose right edge passes the list's left edge.
-MARGIN_JS = """async (inject) => {
-  if (inject) {  // for the check of the check: cells widened into the margin
-    const s = document.createElement("style");
-    s.textContent = inject;
-    document.head.appendChild(s);
-  }
-  document.querySelectorAll("details:not([open])").forEach(d => { d.open = true; });
-  document.querySelectorAll("button.toggle-button.toggle-button-hidden").forEach(b => b.click());
-  await document.fonts.ready;
-  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
-  const toc = document.querySelector("div.bd-sidebar-secondary");
-  const t = toc ? toc.getBoundingClientRect() : null;
-  const out = {toc: t ? Math.round(t.width) : 0, checked: 0, reaching: []};
-  if (!t || !t.width) return out;
-  const WHAT = ".cell, figure, table, div.math, pre, img, .admonition, details, .full-width";
-  for (const el of document.querySelectorAll("article.bd-article :is(" + WHAT + ")")) {
-    const r = el.getBoundingClientRect();
-    if (!r.width || !r.height) continue;
-    out.checked += 1;
-    if (r.right > t.left + 0.5) {
-      const text = (el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 50);
-      out.reaching.push({what: `<${el.tagName.toLowerCase()}.${el.classList[0] || ""}> "${text}"`,
-                         px: Math.round(r.right - t.left)});
-    }
-  }
-  return out;
-}"""
-
-
-def reaching_the_contents_list(browser, server: str, page_name: str, inject: str = "") -> dict:
-    with page_at_width(browser, server, page_name, WIDTHS["laptop"]) as page:
-        return page.evaluate(MARGIN_JS, inject)
-
-
-def test_nothing_reaches_the_contents_list(site, server):
+def test_nothing_reaches_the_contents_list(layouts, server):
     """At 1280 px no cell, figure, table, equation or code box of any chapter reaches into the right
     margin, where the page's contents list sits, so the list covers nothing (conf.py's
     ``_check_cell_widths`` keeps every cell to the column; no cell is widened). The check sees a
     cell that is made to reach the margin."""
-    chapters = [p for p in pages_of(site) if p.removesuffix(".html") in EXECUTED_PAGES]
-
-    def measure(browser, names):
-        return {name: reaching_the_contents_list(browser, server, name) for name in names}
-
-    found = {k: v for part in side_by_side(measure, [chapters[0::2], chapters[1::2]]) for k, v in part.items()}
+    found = {page: r["margin"] for (name, page), r in layouts.items()
+             if name == "laptop" and page.removesuffix(".html") in EXECUTED_PAGES}
     assert all(r["toc"] > 100 for r in found.values()), f"a chapter without its contents list at 1280 px: {found}"
     assert sum(r["checked"] for r in found.values()) > 500, f"few boxes measured: the check is blind: {found}"
     bad = {name: r["reaching"][:5] for name, r in found.items() if r["reaching"]}
     assert not bad, f"boxes reaching under the contents list (page: [box, px past its left edge]): {bad}"
-    widened = "article .cell { width: calc(100% + 120px) !important; max-width: none !important; }"
-    blind = side_by_side(lambda browser, _: reaching_the_contents_list(browser, server, "rnn.html", widened), [0])[0]
+    widened = """() => { const s = document.createElement("style");
+      s.textContent = "article .cell { width: calc(100% + 120px) !important; max-width: none !important; }";
+      document.head.appendChild(s); }"""
+    blind = side_by_side(lambda browser, _: measure_layout(browser, server, "rnn.html", WIDTHS["laptop"], widened),
+                         [0])[0]["margin"]
     assert blind["reaching"], "cells widened into the margin were not seen: the check is blind"
 
 

@@ -9,7 +9,7 @@ from urllib.parse import urlparse
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import EXECUTED_PAGES, HTML
+from conftest import EXECUTED_PAGES, HTML, ROOT
 
 REMOTE = re.compile(r"^(https?:)?//", re.I)
 CSS_URL = re.compile(r"""url\(\s*['"]?(?P<url>[^'")\s]+)""", re.I)
@@ -97,8 +97,13 @@ def test_the_math_font_has_every_glyph_the_formulas_are_drawn_with(site):
     import html
     import unicodedata
 
+    import importlib.util
+
     from fontTools.ttLib import TTFont
 
+    spec = importlib.util.spec_from_file_location("book_conf", ROOT / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
     cmap = TTFont(site / "_static" / "book-math.woff2").getBestCmap()
     needed: dict[str, str] = {}
     for page in sorted(site.glob("*.html")):
@@ -106,15 +111,7 @@ def test_the_math_font_has_every_glyph_the_formulas_are_drawn_with(site):
             for c in html.unescape(re.sub(r"<[^>]+>", "", formula)):
                 needed.setdefault(c, page.name)
             for c in re.findall(r"<mi>(&#x[0-9A-Fa-f]+;|[^<&])</mi>", formula):
-                c = html.unescape(c)
-                name = unicodedata.name(c, "")
-                for word in ("LATIN ", "GREEK ", "LETTER ", "LUNATE "):
-                    name = name.replace(word, "")
-                try:
-                    italic = "\N{PLANCK CONSTANT}" if c == "h" else unicodedata.lookup("MATHEMATICAL ITALIC " + name)
-                except KeyError:
-                    continue
-                needed.setdefault(italic, page.name)
+                needed.setdefault(conf._math_italic(html.unescape(c)), page.name)
             if "<msqrt" in formula:
                 needed.setdefault("\N{SQUARE ROOT}", page.name)
     assert "\N{MATHEMATICAL ITALIC SMALL X}" in needed and "\N{SQUARE ROOT}" in needed, "the check is blind"
