@@ -483,10 +483,10 @@ def analogy_hits(emb: WordVectors, questions: Sequence[tuple[str, str, str, str]
     right = np.zeros(len(idx), dtype=np.int64)
     for s in range(0, len(idx), batch_size):
         a, b, c, d = idx[s:s + batch_size].T  # each (q,)
-        cos_a, cos_b, cos_c = (U[w] @ cand.T for w in (a, b, c))  # each (q, n)
-        if method == "3CosAdd":
-            scores = cos_b - cos_a + cos_c
+        if method == "3CosAdd":  # cos(w, b) - cos(w, a) + cos(w, c) = w^ . (b^ - a^ + c^)
+            scores = (U[b] - U[a] + U[c]) @ cand.T  # (q, n)
         else:
+            cos_a, cos_b, cos_c = (U[w] @ cand.T for w in (a, b, c))  # each (q, n)
             scores = ((cos_b + 1) / 2) * ((cos_c + 1) / 2) / ((cos_a + 1) / 2 + 1e-3)
         if exclude_inputs:
             r = np.arange(a.size)
