@@ -28,6 +28,7 @@ extensions = [
     "sphinxcontrib.bibtex",
     "sphinx_exercise",
     "sphinx_togglebutton",
+    "seqbook.twolayers",  # chapter openings, result links to evidence pages, reading times
 ]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "conftest.py", "_templates", "_static"]
 templates_path = ["book/_templates"]  # accessibility fixes of theme templates (see each file)
@@ -605,6 +606,8 @@ def _readable_download(nb, docname: str) -> None:
                 values[scrap["name"]] = out["data"][scrap["mime_prefix"] + "text/plain"]
 
     def paste(match: re.Match) -> str:
+        if "::" in match.group(1):
+            return match[0]  # pasted from another page: filled in by _plain_myst, once every page is read
         key, _, fmt = match.group(1).rpartition(":") if ":" in match.group(1) else (match.group(1), "", "s")
         if key not in values:
             raise RuntimeError(f"{docname}: the download cannot fill in {{glue:text}}`{match.group(1)}`")
@@ -669,6 +672,9 @@ def _plain_myst(app, docname: str, text: str) -> str:
             block = f"**Solution to {_exercise_title(app, docname, arg)}.**"
         elif name == "solution-end":
             return ""  # with the blank lines after it
+        elif name == "chapter-opening":
+            reading = twolayers.reading_time_text(app.env, docname)
+            block = f"{_plain_myst(app, docname, body)}\n\n**Reading time:** {reading}."
         elif name == "nb-exec-table":
             block = _exec_table_markdown(app, docname)
         else:
@@ -677,6 +683,12 @@ def _plain_myst(app, docname: str, text: str) -> str:
 
     def role(match: re.Match) -> str:
         name, content = match["name"], match["text"]
+        if name == "evidence":
+            return twolayers.evidence_text(content)
+        if name == "reading-time":
+            return twolayers.reading_time_text(app.env, content.strip())
+        if name == "glue:text" and "::" in content:
+            return _pasted_text(app, docname, content)
         if name.startswith("cite:"):
             return _xref_text(app, docname, "cite", name.partition(":")[2], content, content, False)
         if name not in _XREF_ROLES:
@@ -692,9 +704,29 @@ def _plain_myst(app, docname: str, text: str) -> str:
 
     from sphinx.util.nodes import split_explicit_title
 
+    from seqbook import twolayers
+
     text = _DIRECTIVE.sub(directive, text)
     text = _LABEL_LINE.sub("", text)
     return _ROLE.sub(role, text)
+
+
+def _pasted_text(app, docname: str, content: str) -> str:
+    """A ``{glue:text}`doc.md::key:fmt``` role's text, as the page shows it: the value that page
+    glued (its ``.glue.json``, written when it was read), formatted as myst-nb formats it."""
+    import json
+
+    from myst_nb.core.variables import format_plain_text
+
+    path, _, rest = content.partition("::")
+    key, _, fmt = rest.rpartition(":") if ":" in rest else (rest, "", "s")
+    refdoc = app.env.path2doc(app.env.relfn2path(path, docname)[1])
+    glued = Path(app.env.mystnb_config.output_folder) / f"{refdoc}.glue.json"
+    values = json.loads(glued.read_text()) if refdoc and glued.is_file() else {}
+    if key not in values:
+        raise RuntimeError(f"{docname}: the download cannot fill in {{glue:text}}`{content}` "
+                           f"(no key {key!r} glued on {refdoc or path!r})")
+    return format_plain_text(values[key]["data"]["text/plain"], fmt or "s")
 
 
 def _xref_text(app, docname: str, domain: str, typ: str, target: str, title: str, explicit: bool) -> str:
