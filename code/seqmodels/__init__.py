@@ -27,6 +27,9 @@ Words as vectors:
 - ``seqmodels.word2vec``: the word2vec vocabulary and the skip-gram negative-sampling trainer.
 - ``seqmodels.vectors``: one-hot codes, cosine similarity, nearest neighbours and analogies.
 - ``seqmodels.glove``: the pretrained GloVe 6B 50-d vectors, read from an installed wheel.
+- ``seqmodels.pmi``: SGNS as implicit shifted-PMI factorisation: pair counts as training draws them,
+  the optimum, and its comparison with trained scores once word frequency is taken out.
+- ``seqmodels.offsets``: relations as offsets between word vectors, against the same words mispaired.
 - ``seqmodels.corpus``: Wikipedia text and the analogy questions shipped in the gensim wheel.
 - ``seqmodels.senses``: the generated two-sense "bank" corpus of the bidirectional chapter.
 

@@ -433,24 +433,64 @@ def analogy_accuracy_by(emb: WordVectors, questions: Sequence[tuple[str, str, st
     >>> analogy_accuracy_by(emb, q, exclude_inputs=False).correct  # without exclusion: 'king' wins
     0
     """
+    hits, skipped = analogy_hits(emb, questions, method=method, exclude_inputs=exclude_inputs,
+                                 restrict_vocab=restrict_vocab, batch_size=batch_size)
+    answered = hits[hits >= 0]
+    return AnalogyScore(int(answered.sum()), int(answered.size), skipped)
+
+
+def analogy_hits(emb: WordVectors, questions: Sequence[tuple[str, str, str, str]], *,
+                 method: str = "3CosAdd", exclude_inputs: bool = True,
+                 restrict_vocab: int | None = None, batch_size: int = 256) -> tuple[np.ndarray, int]:
+    """Question by question: was :func:`analogy_accuracy_by`'s answer right? ``(hits, skipped)``.
+
+    ``hits`` has shape ``(Q,)``, one entry per question in order: 1 right, 0 wrong, -1 skipped
+    (a word outside the searched vocabulary). Scoring, as in :func:`analogy_accuracy_by`, for a
+    question ``(a, b, c, d)`` and every candidate ``w`` among the searched words::
+
+        3CosAdd: score(w) = cos(w, b) - cos(w, a) + cos(w, c)
+        3CosMul: score(w) = cos'(w, b) cos'(w, c) / (cos'(w, a) + 1e-3),  cos' = (cos + 1) / 2
+
+    right when ``argmax_w score(w) == d`` (``w`` ranging over all but ``a, b, c`` when
+    ``exclude_inputs``). Per-question results let one set of questions be scored under several
+    search vocabularies or rules, so that a comparison changes one thing at a time.
+
+    Raises
+    ------
+    ValueError
+        as :func:`analogy_accuracy_by`.
+
+    >>> import numpy as np
+    >>> emb = WordVectors(["man", "woman", "king", "queen"],
+    ...                   np.array([[1.0, 0, 0, 0], [1, 0.3, 0, 0], [1, 0, 1, 0], [1, 0.3, 1, 0.6]]))
+    >>> analogy_hits(emb, [("man", "woman", "king", "queen"), ("man", "woman", "king", "prince")])
+    (array([ 1, -1]), 1)
+    """
     _check_emb(emb)
     one_of("method", method, ANALOGY_METHODS)
     batch_size = positive_int("batch_size", batch_size)
     cand = _candidates(emb, restrict_vocab)
+    if isinstance(questions, (str, bytes)):
+        raise ValueError(f"questions must be a list of (a, b, c, d) tuples, got a str {questions[:40]!r}")
+    questions = list(questions)
+    hits = np.full(len(questions), -1, dtype=np.int64)  # (Q,)
     idx, skipped = _question_ids(emb, questions, cand.shape[0])
     if idx is None:
-        return AnalogyScore(0, 0, skipped)
+        return hits, skipped
+    answered = np.array([max(i if i is not None else cand.shape[0] for i in (emb._find(w) for w in q))
+                         < cand.shape[0] for q in questions])  # (Q,) the rows of idx, in order
     U = emb.unit
-    correct = 0
+    right = np.zeros(len(idx), dtype=np.int64)
     for s in range(0, len(idx), batch_size):
         a, b, c, d = idx[s:s + batch_size].T  # each (q,)
-        cos_a, cos_b, cos_c = (U[w] @ cand.T for w in (a, b, c))  # each (q, n)
-        if method == "3CosAdd":
-            scores = cos_b - cos_a + cos_c
+        if method == "3CosAdd":  # cos(w, b) - cos(w, a) + cos(w, c) = w^ . (b^ - a^ + c^)
+            scores = (U[b] - U[a] + U[c]) @ cand.T  # (q, n)
         else:
+            cos_a, cos_b, cos_c = (U[w] @ cand.T for w in (a, b, c))  # each (q, n)
             scores = ((cos_b + 1) / 2) * ((cos_c + 1) / 2) / ((cos_a + 1) / 2 + 1e-3)
         if exclude_inputs:
             r = np.arange(a.size)
             scores[r, a] = scores[r, b] = scores[r, c] = -np.inf
-        correct += int((scores.argmax(axis=1) == d).sum())
-    return AnalogyScore(correct, len(idx), skipped)
+        right[s:s + a.size] = scores.argmax(axis=1) == d
+    hits[answered] = right
+    return hits, skipped
