@@ -168,10 +168,31 @@ def chapter_dependencies(text: str) -> list[Path]:
     return modules + [path for path in _data_files() if any(path.name in source for source in sources)]
 
 
+def _code_bytes(path: Path) -> bytes:
+    """What of a file can change a chapter's outputs: a module's code without its docstrings and
+    comments (its ``ast``, so an edit to either executes nothing again, the package map in
+    ``__init__.py`` included), a data file's bytes. A module that does not parse counts whole."""
+    import ast
+
+    if path.suffix != ".py":
+        return path.read_bytes()
+    try:
+        tree = ast.parse(path.read_text())
+    except SyntaxError:
+        return path.read_bytes()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            del body[0]  # ast.dump does not need a body to be non-empty
+    return ast.dump(tree).encode()
+
+
 def _files_hash(paths) -> str:
     digest = hashlib.sha256()
     for path in paths:
-        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + _code_bytes(path) + b"\0")
     return digest.hexdigest()[:16]
 
 

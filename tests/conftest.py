@@ -11,8 +11,10 @@ ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 BUILDDIR = Path(os.environ.get("SEQMODELS_BUILDDIR", ROOT / "_build"))
 HTML = BUILDDIR / "html"
-#: The pages that execute code (chapters and the status page), by name without ".md".
-EXECUTED_PAGES = sorted(p.stem for p in BOOK.glob("*.md") if "{code-cell}" in p.read_text())
+#: The pages that execute code (chapters, their evidence pages under evidence/, the status page),
+#: by docname: the path below book/ without ".md" ("rnn", "evidence/embeddings").
+EXECUTED_PAGES = sorted(p.relative_to(BOOK).with_suffix("").as_posix() for p in BOOK.rglob("*.md")
+                        if "{code-cell}" in p.read_text())
 
 
 @pytest.fixture(scope="session")

@@ -154,6 +154,15 @@ def test_a_change_in_code_reexecutes_exactly_the_chapters_that_import_it(tmp_pat
     assert {page: run_id(html / f"{page}.html", "alpha") for page in alpha_pages} == alpha_2
     assert run_id(html / "other.html", "beta") == beta_1
 
+    # A docstring or a comment cannot change an output: editing them executes nothing.
+    (package / "alpha.py").write_text('"""The module alpha."""\n# a comment\nVALUE = "second"\n')
+    (package / "__init__.py").write_text('"""The package map: alpha, beta."""\n')
+    fourth = sphinx(project)
+    assert fourth.returncode == 0, fourth.stderr[-3000:]
+    assert {page: run_id(html / f"{page}.html", "alpha") for page in alpha_pages} == alpha_2, \
+        "a docstring-only edit executed the chapters again"
+    assert run_id(html / "other.html", "beta") == beta_1
+
 
 def test_a_change_in_a_data_file_reexecutes_exactly_the_chapters_that_read_it(tmp_path):
     """A chapter that reads a file of seqmodels/data (itself, or through a module that names it)
