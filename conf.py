@@ -134,10 +134,17 @@ def chapter_code(text: str) -> str:
     return "\n".join(transform(cell.source) for cell in notebook.cells if cell.cell_type == "code")
 
 
+def _data_files() -> list[Path]:
+    """The package's data files (``code/seqmodels/data/``), sorted."""
+    return sorted(p for p in (PACKAGE / "data").rglob("*") if p.is_file())
+
+
 def chapter_dependencies(text: str) -> list[Path]:
-    """The files of seqmodels a chapter's code can execute: imported modules, their imports,
-    and the package's ``__init__.py``. Sorted, so the hash does not depend on scan order."""
-    every = sorted(PACKAGE.rglob("*.py"))
+    """The files of seqmodels a chapter's code can execute or read: imported modules, their imports,
+    the package's ``__init__.py``, and the data files (``seqmodels/data/``) whose file name the
+    chapter's code or one of those modules writes (``files("seqmodels") / "data" / "x.npz"``).
+    Sorted, so the hash does not depend on scan order."""
+    every = sorted(PACKAGE.rglob("*.py")) + _data_files()
     cells = chapter_code(text)
     named = _imported_modules(cells, inside_package=False)
     if named is None:
@@ -156,7 +163,9 @@ def chapter_dependencies(text: str) -> list[Path]:
         if inner is None:
             return every
         todo += sorted(inner - seen)
-    return sorted(PACKAGE / f"{name}.py" for name in seen)
+    modules = sorted(PACKAGE / f"{name}.py" for name in seen)
+    sources = [cells] + [path.read_text() for path in modules]
+    return modules + [path for path in _data_files() if any(path.name in source for source in sources)]
 
 
 def _files_hash(paths) -> str:

@@ -1312,6 +1312,13 @@ case("diagrams.draw_unrolled", "T 2.5", "T", lambda: diagrams.draw_unrolled(_AX,
 case("diagrams.draw_unrolled", "ax None", "ax", lambda: diagrams.draw_unrolled(None, "many_to_one"))
 case("diagrams.draw_folded_and_unrolled", "T 1", "T", lambda: diagrams.draw_folded_and_unrolled(_AX, T=1))
 case("diagrams.draw_folded_and_unrolled", "ax a Figure", "ax", lambda: diagrams.draw_folded_and_unrolled(_FIG))
+case("diagrams.window_pairs", "tokens a string", "tokens", lambda: diagrams.window_pairs("bank", 0, 2))
+case("diagrams.window_pairs", "centre past the end", "centre", lambda: diagrams.window_pairs(["a", "b"], 2, 1))
+case("diagrams.window_pairs", "window 0", "window", lambda: diagrams.window_pairs(["a", "b"], 0, 0))
+case("diagrams.draw_skipgram_window", "ax None", "ax", lambda: diagrams.draw_skipgram_window(None, ["a", "b"], 0, 1))
+case("diagrams.draw_skipgram_window", "fontsize nan", "fontsize",
+     lambda: diagrams.draw_skipgram_window(_AX, ["a", "b"], 0, 1, fontsize=NAN))
+case("diagrams.draw_skipgram_window", "centre 1.5", "centre", lambda: diagrams.draw_skipgram_window(_AX, ["a", "b"], 1.5, 1))
 
 
 # issue 14: the GRU, stacked seeds, the delay arms, number agreement, the cell drawings

@@ -902,3 +902,11 @@ def test_the_status_table_shows_every_column_on_a_phone(site, server):
     assert [h for h, _ in found["heads"]][-1] == "Status" and len(found["heads"]) == 5, found
     cut = [(h, round(r)) for h, r in found["heads"] if r > min(found["right"], found["screen"]) + 1]
     assert not cut, f"status table columns past the screen's edge at 390 px (column, right edge): {cut}"
+
+
+def test_glued_numbers_read_as_ordinary_text(server, browser):
+    """A number glued into prose has the weight of the sentence around it (myst-nb makes it bold)."""
+    with page_at_width(browser, server, "embeddings.html", 1280) as page:
+        weights = page.evaluate("""() => [...document.querySelectorAll('article p span.pasted-text')]
+            .map(s => [getComputedStyle(s).fontWeight, getComputedStyle(s.parentElement).fontWeight])""")
+    assert len(weights) > 10 and all(own == around for own, around in weights), weights[:5]

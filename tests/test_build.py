@@ -155,6 +155,36 @@ def test_a_change_in_code_reexecutes_exactly_the_chapters_that_import_it(tmp_pat
     assert run_id(html / "other.html", "beta") == beta_1
 
 
+def test_a_change_in_a_data_file_reexecutes_exactly_the_chapters_that_read_it(tmp_path):
+    """A chapter that reads a file of seqmodels/data (itself, or through a module that names it)
+    executes again when the file changes; one that does not read it does not."""
+    reader = PROBE.format(module="alpha", import_line="from seqmodels.reader import VALUE")
+    project = scratch_book(tmp_path, reader)
+    index = project / "book" / "index.md"
+    index.write_text(index.read_text() + "\n```{toctree}\nother\n```\n")
+    (project / "book" / "other.md").write_text(FRONT.replace("# Scratch", "# Other") + "```{code-cell} ipython3\n"
+                                               + probe("beta") + "\n```\n")
+    package = project / "code" / "seqmodels"
+    (package / "data").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "reader.py").write_text('from pathlib import Path\n'
+                                       'VALUE = (Path(__file__).parent / "data" / "table.txt").read_text().strip()\n')
+    (package / "beta.py").write_text('VALUE = "beta"\n')
+    (package / "data" / "table.txt").write_text("first\n")
+    html = project / "_build" / "html"
+
+    first = sphinx(project)
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert run_id(html / "index.html", "alpha")[0] == "first"
+    beta = run_id(html / "other.html", "beta")
+
+    (package / "data" / "table.txt").write_text("second\n")
+    second = sphinx(project)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert run_id(html / "index.html", "alpha")[0] == "second", "stale output after a change in a data file"
+    assert run_id(html / "other.html", "beta") == beta, "a chapter that does not read the file executed again"
+
+
 def test_notebooks_run_on_the_environment_kernel():
     """With the Makefile's JUPYTER_PATH the `python3` kernelspec is the one in .venv."""
     from jupyter_client.kernelspec import KernelSpecManager

@@ -24,12 +24,12 @@ BUDGET = 3000
 #: is converted; the test fails when a ceiling is more than 5% above the chapter's count, so the
 #: list shrinks with the chapters.
 NOT_YET_CONVERTED = {
-    "rnn": 0,
-    "lstm": 0,
-    "bidirectional": 0,
-    "bottlenecks": 0,
-    "production": 0,
-    "pretrained": 0,
+    "rnn": 3519,
+    "lstm": 7176,
+    "bidirectional": 5400,
+    "bottlenecks": 4783,
+    "production": 3813,
+    "pretrained": 6790,
 }
 
 

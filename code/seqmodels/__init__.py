@@ -44,7 +44,8 @@ Shared machinery:
 - ``seqmodels.plotting``: the book's matplotlib style.
 - ``seqmodels.cell_diagram``: drawings of the LSTM cell and the GRU cell in the chapter's symbols.
 - ``seqmodels.tables``: tabular results shown as HTML tables, with units and one format per column.
-- ``seqmodels.diagrams``: unrolled recurrent networks (the three shapes of use, shared weights).
+- ``seqmodels.diagrams``: the skip-gram window and its pairs; unrolled recurrent networks (the three
+  shapes of use, shared weights).
 - ``seqmodels.explore``: figures a reader can explore, one pre-drawn SVG per setting of a slider or menu.
 
 Experiments:

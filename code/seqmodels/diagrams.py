@@ -1,9 +1,13 @@
-"""Unrolled recurrent networks drawn with matplotlib: the graphs of the RNN chapter.
+"""Diagrams drawn with matplotlib: the skip-gram window of the embeddings chapter and the unrolled
+recurrent networks of the RNN chapter.
 
 Nothing here is measured; these are diagrams, drawn by code so they stay in the book's style
 (:mod:`seqmodels.plotting`: dark-grey ink on a transparent background, Okabe-Ito colours) and
-rebuild with it. Every function draws onto a given ``Axes`` and returns the number of recurrent
-cells it drew, so a chapter can assert what a figure shows.
+rebuild with it. Every function draws onto a given ``Axes`` and returns what it drew (the pairs
+listed, the number of recurrent cells), so a chapter can assert what a figure shows.
+
+- :func:`window_pairs` and :func:`draw_skipgram_window`: one centre word of a sentence, the
+  words within ``window`` of it, and the (centre, context) pairs skip-gram trains on;
 
 - :func:`draw_unrolled`: one of the three shapes of use, ``"many_to_one"`` (one label at the end:
   classification), ``"many_to_many"`` (an output at every step: next-token prediction) and
@@ -14,10 +18,14 @@ cells it drew, so a chapter can assert what a figure shows.
 
 from __future__ import annotations
 
-from matplotlib.axes import Axes
-from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
+from collections.abc import Sequence
 
-from ._checks import one_of, positive_int
+from matplotlib.axes import Axes
+from matplotlib.font_manager import FontProperties
+from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
+from matplotlib.textpath import TextPath
+
+from ._checks import finite_float, one_of, positive_int
 from .plotting import INK, PALETTE
 
 SHAPES = ("many_to_one", "many_to_many", "seq2seq")
@@ -149,3 +157,124 @@ def draw_folded_and_unrolled(ax, T: int = 4) -> int:
         _arrow(ax, (start, y_h), (x - 0.4, y_h), "$W_h$", offset=(0.0, 0.05))
     _frame(ax, x0 + (T - 1) * dx + 0.7, y_h + 1.4)
     return T
+
+
+# --- the skip-gram window ---------------------------------------------------------------------
+
+_CENTRE = PALETTE[1]  # the centre word (vermillion)
+_CONTEXT = PALETTE[0]  # its context words (blue)
+_OUTSIDE = "#666666"  # words outside the window: grey, >= 4.5:1 on white
+
+
+def _width_em(text: str, bold: bool = False) -> float:
+    """The width of ``text`` set in the current font, in em (units of the font size)."""
+    prop = FontProperties(weight="bold" if bold else "normal")
+    return float(TextPath((0, 0), text, size=1, prop=prop).get_extents().width)
+
+
+def _check_sentence(tokens, centre, window) -> tuple[list[str], int, int]:
+    if isinstance(tokens, str) or not isinstance(tokens, Sequence) or not tokens:
+        raise ValueError(f"tokens must be a non-empty list of words, got {tokens!r:.60}")
+    if not all(isinstance(t, str) and t and not t.isspace() for t in tokens):
+        raise ValueError("tokens must hold non-empty strings (words), one per position")
+    centre = positive_int("centre", centre, minimum=0)
+    if centre >= len(tokens):
+        raise ValueError(f"centre must be a position in tokens, 0 <= centre < {len(tokens)}, got {centre}")
+    return list(tokens), centre, positive_int("window", window)
+
+
+def window_pairs(tokens: Sequence[str], centre: int, window: int) -> list[tuple[str, str]]:
+    """The (centre, context) pairs of position ``centre``: ``(tokens[centre], tokens[j])`` for every
+    ``j`` with ``1 <= |j - centre| <= window`` inside the sentence, left to right.
+
+    These are the pairs :func:`seqmodels.word2vec.skipgram_pairs` makes for that position when its
+    random window reaches the full ``window``.
+
+    Raises
+    ------
+    ValueError
+        ``tokens`` not a non-empty sequence of non-empty strings; ``centre`` not an integer position
+        in it; ``window`` not an integer >= 1.
+
+    >>> window_pairs(["the", "grassy", "bank", "of", "the", "river"], 2, 2)
+    [('bank', 'the'), ('bank', 'grassy'), ('bank', 'of'), ('bank', 'the')]
+    """
+    tokens, centre, window = _check_sentence(tokens, centre, window)
+    lo, hi = max(0, centre - window), min(len(tokens), centre + window + 1)
+    return [(tokens[centre], tokens[j]) for j in range(lo, hi) if j != centre]
+
+
+def draw_skipgram_window(ax, tokens: Sequence[str], centre: int, window: int, *,
+                         fontsize: float = 9.0) -> list[tuple[str, str]]:
+    """Draw a sentence as word boxes, wrapped into rows that fit the axes, with the centre word
+    filled, the words within ``window`` of it outlined and bracketed, the rest grey; below, the
+    (centre, context) pairs they give. Returns those pairs (:func:`window_pairs`).
+
+    The x unit is one em of ``fontsize``: a word takes its set width plus 0.8 em, and a row holds as
+    many words as the axes' width in em (its width in points / ``fontsize``). Draw onto an axes whose
+    figure has its final width (``plt.subplots(figsize=(4.2, 2.4))``); ``aspect="equal"`` lets the
+    axes shrink to the rows it holds.
+
+    Raises
+    ------
+    ValueError
+        ``ax`` not a matplotlib ``Axes``; ``tokens``, ``centre`` or ``window`` as
+        :func:`window_pairs` refuses them; ``fontsize`` not a finite number > 0; a word wider than
+        the axes.
+    """
+    _check_ax(ax)
+    pairs = window_pairs(tokens, centre, window)
+    fontsize = finite_float("fontsize", fontsize, low=0, low_open=True)
+    tokens = list(tokens)
+    fig = ax.get_figure()
+    row_em = ax.get_position().width * fig.get_figwidth() * 72 / fontsize  # axes width in em
+    gap, pad, row_h, box_h = 0.45, 0.8, 2.9, 1.6
+    widths = [_width_em(t, bold=(j == centre)) + pad for j, t in enumerate(tokens)]
+    if max(widths) > row_em:
+        raise ValueError(f"fontsize {fontsize} leaves {row_em:.1f} em per row, too narrow for the word "
+                         f"{tokens[widths.index(max(widths))]!r}: use a wider figure or a smaller fontsize")
+    # Greedy rows: (row, x of the box's left edge) per word.
+    place, row, x = [], 0, 0.0
+    for w in widths:
+        if x and x + w > row_em:
+            row, x = row + 1, 0.0
+        place.append((row, x))
+        x += w + gap
+    in_window = [j != centre and abs(j - centre) <= window for j in range(len(tokens))]
+    for j, (t, w, (r, x0)) in enumerate(zip(tokens, widths, place)):
+        y = -r * row_h
+        if j == centre:
+            face, edge, ink, weight = _CENTRE, _CENTRE, "white", "bold"
+        elif in_window[j]:
+            face, edge, ink, weight = "none", _CONTEXT, INK, "normal"
+        else:
+            face, edge, ink, weight = "none", "#999999", _OUTSIDE, "normal"
+        ax.add_patch(FancyBboxPatch((x0, y - box_h / 2), w, box_h, boxstyle="round,pad=0,rounding_size=0.35",
+                                    facecolor=face, edgecolor=edge, lw=1.6 if j == centre or in_window[j] else 0.8))
+        ax.text(x0 + w / 2, y, t, ha="center", va="center_baseline", fontsize=fontsize, color=ink,
+                fontweight=weight)
+    # The window's bracket under each row it touches.
+    span = [j for j in range(len(tokens)) if in_window[j] or j == centre]
+    for r in sorted({place[j][0] for j in span}):
+        js = [j for j in span if place[j][0] == r]
+        x_lo, x_hi = place[js[0]][1], place[js[-1]][1] + widths[js[-1]]
+        yb = -r * row_h - box_h / 2 - 0.35
+        ax.plot([x_lo, x_lo, x_hi, x_hi], [yb + 0.3, yb, yb, yb + 0.3], color=_CONTEXT, lw=1.3,
+                solid_capstyle="butt")
+    # The window's size, then the pairs, as many to a row as fit.
+    y = -place[-1][0] * row_h - box_h / 2 - 1.6
+    ax.text(0, y, f"window: {window} words each side of the centre", ha="left", va="center_baseline",
+            fontsize=fontsize, color=_CONTEXT)
+    y -= 1.9
+    ax.text(0, y, "pairs (centre, context):", ha="left", va="center_baseline", fontsize=fontsize, color=INK)
+    labels = [f"({c}, {o})" for c, o in pairs]
+    col_w = max(_width_em(label) for label in labels) + 1.2
+    per_row = max(1, int((row_em + 1.2) // col_w))
+    for i, label in enumerate(labels):
+        r, c = divmod(i, per_row)
+        ax.text(c * col_w, y - 1.6 * (r + 1), label, ha="left", va="center_baseline", fontsize=fontsize,
+                color=INK)
+    bottom = y - 1.6 * (-(-len(labels) // per_row)) - 0.8
+    ax.set(xlim=(-0.2, row_em), ylim=(bottom, box_h / 2 + 0.3), aspect="equal")
+    ax.axis("off")
+    return pairs
