@@ -37,6 +37,7 @@ from seqmodels import (attention, birnn, blocks, capacity, charlm, comparison, c
 from seqmodels import bilm, bilm_train, elmo  # noqa: E402
 from seqmodels import ablation, agreement, cell_diagram, gru, recurrent, stacked  # noqa: E402
 from seqmodels import contextuality  # noqa: E402
+from seqmodels import offsets, pmi  # noqa: E402
 
 NAN, INF = float("nan"), float("inf")
 TIME_LIMIT = 30  # seconds per case; every case should fail in well under one
@@ -1182,6 +1183,56 @@ case("vectors.analogy_accuracy_by", "batch_size 0", "batch_size",
 case("vectors.analogy_accuracy_by", "restrict_vocab 0", "restrict_vocab",
      lambda: vectors.analogy_accuracy_by(EMB, [("cat", "kitten", "car", "Paris")], restrict_vocab=0))
 case("vectors.analogy_accuracy_by", "emb a dict", "emb", lambda: vectors.analogy_accuracy_by({"cat": [1.0]}, []))
+case("vectors.analogy_hits", "unknown method", "method",
+     lambda: vectors.analogy_hits(EMB, [("cat", "kitten", "car", "Paris")], method="3CosMax"))
+case("vectors.analogy_hits", "a 3-tuple", "questions", lambda: vectors.analogy_hits(EMB, [("cat", "kitten", "car")]))
+case("vectors.analogy_hits", "questions a string", "questions", lambda: vectors.analogy_hits(EMB, "cat kitten car paris"))
+case("vectors.analogy_hits", "restrict_vocab 0", "restrict_vocab",
+     lambda: vectors.analogy_hits(EMB, [("cat", "kitten", "car", "Paris")], restrict_vocab=0))
+case("vectors.analogy_hits", "emb a dict", "emb", lambda: vectors.analogy_hits({"cat": [1.0]}, []))
+
+# pmi: SGNS and shifted PMI
+_PC = dict(centres=np.array([0, 1]), contexts=np.array([1, 0]), counts=np.array([2.0, 2.0]),
+           centre_totals=np.array([2.0, 2.0]), draws=1)
+case("pmi.PairCounts", "counts of another length", "counts", lambda: pmi.PairCounts(**{**_PC, "counts": np.ones(3)}))
+case("pmi.PairCounts", "draws 0", "draws", lambda: pmi.PairCounts(**{**_PC, "draws": 0}))
+case("pmi.PairCounts", "a negative centre id", "centres", lambda: pmi.PairCounts(**{**_PC, "centres": np.array([-1, 0])}))
+case("pmi.PairCounts.at_least", "threshold 0", "threshold", lambda: pmi.PairCounts(**_PC).at_least(0))
+case("pmi.pair_counts", "keep above 1", "keep", lambda: pmi.pair_counts([np.array([0, 1])], [0.5, 2.0], 1, 1, 0))
+case("pmi.pair_counts", "window 0", "window", lambda: pmi.pair_counts([np.array([0, 1])], [1.0, 1.0], 0, 1, 0))
+case("pmi.pair_counts", "epochs 0", "epochs", lambda: pmi.pair_counts([np.array([0, 1])], [1.0, 1.0], 1, 0, 0))
+case("pmi.pair_counts", "draws 0", "draws", lambda: pmi.pair_counts([np.array([0, 1])], [1.0, 1.0], 1, 1, 0, draws=0))
+case("pmi.pair_counts", "rng a str", "rng", lambda: pmi.pair_counts([np.array([0, 1])], [1.0, 1.0], 1, 1, "zero"))
+case("pmi.sgns_optimum", "a zero count", "counts", lambda: pmi.sgns_optimum([1.0, 0.0], [1.0, 1.0], [0.5, 0.5], 1))
+case("pmi.sgns_optimum", "totals of another length", "centre_totals",
+     lambda: pmi.sgns_optimum([1.0], [1.0, 1.0], [0.5], 1))
+case("pmi.sgns_optimum", "negatives 0", "negatives", lambda: pmi.sgns_optimum([1.0], [1.0], [0.5], 0))
+case("pmi.pair_scores", "a centre beyond V", "centres",
+     lambda: pmi.pair_scores(np.ones((3, 2)), np.ones((3, 2)), [0, 3], [0, 1]))
+case("pmi.pair_scores", "W_out of another shape", "W_out",
+     lambda: pmi.pair_scores(np.ones((3, 2)), np.ones((3, 3)), [0, 1], [0, 1]))
+case("pmi.shuffled_scores", "rng a str", "rng",
+     lambda: pmi.shuffled_scores(np.ones((3, 2)), np.ones((3, 2)), [0, 1], [0, 1], "zero"))
+case("pmi.without_words", "centres of another length", "centres", lambda: pmi.without_words([1.0, 2.0], [0, 1, 1], [0, 1]))
+case("pmi.without_words", "tol 0", "tol", lambda: pmi.without_words([1.0, 2.0], [0, 1], [0, 1], tol=0))
+case("pmi.without_words", "max_sweeps 0", "max_sweeps", lambda: pmi.without_words([1.0, 2.0], [0, 1], [0, 1], max_sweeps=0))
+case("pmi.without_log_counts", "log_count too short", "log_count",
+     lambda: pmi.without_log_counts([1.0, 2.0], [0, 3], [0, 1], [0.0, 1.0]))
+case("pmi.fixed_effect_dof", "contexts of another length", "contexts", lambda: pmi.fixed_effect_dof([0, 1], [0]))
+case("pmi.partial_correlation", "remove not a function", "remove",
+     lambda: pmi.partial_correlation([1.0, 2.0], [2.0, 1.0], [0, 1], [0, 1], "words"))
+
+# offsets: relations as directions
+case("offsets.mean_offset_cosine", "one row", "offsets", lambda: offsets.mean_offset_cosine(np.ones((1, 3))))
+case("offsets.mean_offset_cosine", "a zero row", "offsets", lambda: offsets.mean_offset_cosine(np.zeros((2, 3))))
+case("offsets.mispaired_offset_cosines", "two pairs", "vecs", lambda: offsets.mispaired_offset_cosines(np.ones((2, 2, 3))))
+case("offsets.mispaired_offset_cosines", "pairs of another count", "pairs",
+     lambda: offsets.mispaired_offset_cosines(np.ones((3, 2, 3)), [("a", "b")]))
+case("offsets.offset_gain", "NaN in vecs", "vecs", lambda: offsets.offset_gain(np.full((3, 2, 3), NAN)))
+case("offsets.pair_vectors", "an unknown word", "Paris2", lambda: offsets.pair_vectors(EMB, [("cat", "Paris2")]), KeyError)
+case("offsets.pair_vectors", "a pair of three words", "pairs", lambda: offsets.pair_vectors(EMB, [("cat", "car", "kitten")]))
+case("offsets.relation_pairs", "emb a list", "emb", lambda: offsets.relation_pairs([1], []))
+case("offsets.relation_pairs", "a 3-tuple", "questions", lambda: offsets.relation_pairs(EMB, [("cat", "kitten", "car")]))
 
 # charlm
 _CLM = charlm.init_charlm(len(charlm.ALPHABET), 4, 0)

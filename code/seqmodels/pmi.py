@@ -33,6 +33,13 @@ class PairCounts:
     counts : ndarray of shape (P,), ``#(c, o)``: times drawn, averaged over the draws
     centre_totals : ndarray of shape (V,), ``#(c) = sum_o #(c, o)``
     draws : int, how many independent draws the counts average
+
+    Raises
+    ------
+    ValueError
+        ``centres``, ``contexts`` not ids of one shape ``(P,)``; ``counts`` not a finite ``(P,)``
+        vector; ``centre_totals`` not a finite 1-D vector covering the centres; ``draws`` not an
+        integer >= 1.
     """
 
     centres: np.ndarray
@@ -40,6 +47,18 @@ class PairCounts:
     counts: np.ndarray
     centre_totals: np.ndarray
     draws: int
+
+    def __post_init__(self):
+        """Raises ``ValueError`` for arrays of mismatched shapes or a ``draws`` below 1."""
+        c = as_ids("centres", self.centres, np.iinfo(np.int64).max)
+        o = as_ids("contexts", self.contexts, np.iinfo(np.int64).max)
+        check_shape("contexts", o, c.shape, "(P,) like centres")
+        counts = as_float_array("counts", self.counts, ndims=(1,))
+        check_shape("counts", counts, c.shape, "(P,) like centres")
+        totals = as_float_array("centre_totals", self.centre_totals, ndims=(1,))
+        if c.size and c.max() >= totals.size:
+            raise ValueError(f"centre_totals must cover every centre id, got {totals.size} entries for id {c.max()}")
+        positive_int("draws", self.draws)
 
     def at_least(self, threshold: float) -> np.ndarray:
         """Boolean mask ``(P,)`` of the pairs counted at least ``threshold`` times (per draw).
@@ -255,11 +274,14 @@ def partial_correlation(a, b, centres, contexts, remove) -> float:
     ``remove(y, centres, contexts)`` returns a residual of shape ``(P,)`` (:func:`without_words`,
     or a :func:`without_log_counts` with its ``log_count`` bound).
 
-    Raises ``ValueError`` when a residual is constant (the correlation is undefined).
+    Raises ``ValueError`` when ``remove`` is not callable or a residual is constant (the
+    correlation is undefined).
     """
+    if not callable(remove):
+        raise ValueError(f"remove must be a function (y, centres, contexts) -> residual, got {type(remove).__name__}")
     ra, rb = remove(a, centres, contexts), remove(b, centres, contexts)
     if np.ptp(ra) == 0 or np.ptp(rb) == 0:
-        raise ValueError("a residual is constant: the correlation is undefined")
+        raise ValueError("a residual of a or b is constant: the correlation is undefined")
     return float(np.corrcoef(ra, rb)[0, 1])
 
 
