@@ -94,14 +94,14 @@ venv: $(STAMP)
 
 # Doctests of every page in book/ and every docstring in code/, under two hash seeds.
 doctest: $(STAMP)
-	PYTHONHASHSEED=0 $(BIN)/python -m pytest -q $(DOCTEST_FLAGS) tests/test_book_doctests.py code/seqmodels
-	PYTHONHASHSEED=4242 $(BIN)/python -m pytest -q $(DOCTEST_FLAGS) tests/test_book_doctests.py code/seqmodels
+	PYTHONHASHSEED=0 $(BIN)/python -m pytest -q $(DOCTEST_FLAGS) tests/test_book_doctests.py code/seqmodels code/seqbook
+	PYTHONHASHSEED=4242 $(BIN)/python -m pytest -q $(DOCTEST_FLAGS) tests/test_book_doctests.py code/seqmodels code/seqbook
 
 # Everything: build the site (tests read it), then unit, gradient, property, doctest and site tests;
 # the run ends with its ten slowest tests, and says how many browser tests did not run, if any.
 test: html
-	PYTHONHASHSEED=4242 $(BIN)/python -m pytest -q $(DOCTEST_FLAGS) tests/test_book_doctests.py code/seqmodels
-	PYTHONHASHSEED=0 $(BIN)/python -m pytest --durations=10 $(DOCTEST_FLAGS) tests code/seqmodels
+	PYTHONHASHSEED=4242 $(BIN)/python -m pytest -q $(DOCTEST_FLAGS) tests/test_book_doctests.py code/seqmodels code/seqbook
+	PYTHONHASHSEED=0 $(BIN)/python -m pytest --durations=10 $(DOCTEST_FLAGS) tests code/seqmodels code/seqbook
 
 serve:
 	@test -f $(BUILDDIR)/html/index.html || { echo "no site yet: run 'make html' first"; exit 1; }

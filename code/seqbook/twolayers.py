@@ -79,7 +79,7 @@ def count_words(text: str) -> int:
     "3,000" and "don't" are one word each, a lone "—" or "=" none).
 
     >>> count_words("The loss falls — from 4.16 to 2.3, in 3,000 steps.")
-    9
+    10
     """
     return sum(1 for word in _WORD.findall(text) if _HAS_LETTER_OR_DIGIT.search(word))
 
