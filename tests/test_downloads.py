@@ -38,7 +38,7 @@ def download_links(site: Path, name: str) -> dict[str, str]:
 def downloaded_notebook(site: Path, name: str) -> nbformat.NotebookNode:
     links = download_links(site, name)
     assert ".ipynb" in links, f"{name}.html offers no .ipynb download (menu: {links})"
-    path = site / links[".ipynb"]
+    path = (site / name).parent / links[".ipynb"]  # relative to the page (evidence/ pages are one deeper)
     assert path.is_file(), f"{name}.html links {links['.ipynb']}, which is not in the site"
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
@@ -50,7 +50,7 @@ def test_chapter_offers_its_source_and_executed_notebook(site, name):
     if not (site / f"{name}.html").is_file():
         pytest.fail(f"book/{name}.md has no page {name}.html in the site")
     links = download_links(site, name)
-    source = site / links.get(".md", "")
+    source = (site / name).parent / links.get(".md", "")
     assert source.is_file() and source.read_text() == (BOOK / f"{name}.md").read_text(), \
         f"{name}.html: the .md download is not the chapter's source"
     nb = downloaded_notebook(site, name)
