@@ -161,9 +161,9 @@ def draw_folded_and_unrolled(ax, T: int = 4) -> int:
 
 # --- the skip-gram window ---------------------------------------------------------------------
 
-_CENTRE = PALETTE[1]  # the centre word (vermillion)
-_CONTEXT = PALETTE[0]  # its context words (blue)
-_OUTSIDE = "#666666"  # words outside the window: grey, >= 4.5:1 on white
+_CENTRE = PALETTE[1]  # the centre word (vermillion, white bold text on it)
+_CONTEXT = "#005A8C"  # its context words: Okabe-Ito blue darkened to >= 3:1 on white and on #ACB4BB
+_OUTSIDE = "#555555"  # words outside the window: grey, >= 3:1 on white and on #ACB4BB
 
 
 def _width_em(text: str, bold: bool = False) -> float:
