@@ -118,3 +118,36 @@ def test_skipgram_window_bad_input():
     with pytest.raises(ValueError, match="fontsize"):
         draw_skipgram_window(ax, ["a" * 200], 0, 2)
     plt.close(fig)
+
+
+from seqmodels.diagrams import draw_pmi_factorisation  # noqa: E402
+
+
+def test_draw_pmi_factorisation_labels_its_three_blocks():
+    width = 4.2
+    fig, ax = plt.subplots(figsize=(width, 2.3))
+    blocks = draw_pmi_factorisation(ax)
+    assert blocks == {"shifted PMI": ("V", "V"), "W_out": ("V", "d"), "W_in^T": ("d", "V")}
+    texts = [t.get_text() for t in ax.texts]
+    for label in ("shifted PMI", r"$V \times V$", r"$V \times d$", r"$d \times V$", r"$u_o \cdot v_c$"):
+        assert label in texts
+    assert min(t.get_fontsize() for t in ax.texts) >= 1.9 * width  # 9 px or more at a 342 px column
+    # the table is square, W_out tall and thin, W_in^T short and wide
+    (table, w_out, w_in_t) = [p for p in ax.patches if p.get_facecolor()[3] == 0][:3]
+    assert table.get_width() == table.get_height()
+    assert w_out.get_height() == table.get_height() and w_out.get_width() < table.get_width() / 2
+    assert w_in_t.get_width() == table.get_width() and w_in_t.get_height() == w_out.get_width()
+    plt.close(fig)
+
+
+def test_draw_pmi_factorisation_bad_input():
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="ax"):
+        draw_pmi_factorisation(None)
+    with pytest.raises(ValueError, match="fontsize"):
+        draw_pmi_factorisation(ax, fontsize=float("nan"))
+    with pytest.raises(ValueError, match="thin"):
+        draw_pmi_factorisation(ax, thin=0.8)
+    with pytest.raises(ValueError, match="thin"):
+        draw_pmi_factorisation(ax, thin=0)
+    plt.close(fig)

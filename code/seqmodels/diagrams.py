@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from matplotlib.axes import Axes
 from matplotlib.font_manager import FontProperties
-from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
+from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch, Rectangle
 from matplotlib.textpath import TextPath
 
 from ._checks import finite_float, one_of, positive_int
@@ -161,9 +161,9 @@ def draw_folded_and_unrolled(ax, T: int = 4) -> int:
 
 # --- the skip-gram window ---------------------------------------------------------------------
 
-_CENTRE = PALETTE[1]  # the centre word (vermillion)
-_CONTEXT = PALETTE[0]  # its context words (blue)
-_OUTSIDE = "#666666"  # words outside the window: grey, >= 4.5:1 on white
+_CENTRE = PALETTE[1]  # the centre word (vermillion, white bold text on it)
+_CONTEXT = "#005A8C"  # its context words: Okabe-Ito blue darkened to >= 3:1 on white and on #ACB4BB
+_OUTSIDE = "#555555"  # words outside the window: grey, >= 3:1 on white and on #ACB4BB
 
 
 def _width_em(text: str, bold: bool = False) -> float:
@@ -278,3 +278,64 @@ def draw_skipgram_window(ax, tokens: Sequence[str], centre: int, window: int, *,
     ax.set(xlim=(-0.2, row_em), ylim=(bottom, box_h / 2 + 0.3), aspect="equal")
     ax.axis("off")
     return pairs
+
+
+# --- skip-gram as a matrix factorisation ------------------------------------------------------
+
+_ROW = "#005A8C"  # a row of W_out: Okabe-Ito blue, darkened to >= 3:1 on white and on #ACB4BB
+_COL = "#9A4000"  # a column of W_in^T: Okabe-Ito vermillion, darkened likewise
+
+
+def draw_pmi_factorisation(ax, *, fontsize: float = 10.0, thin: float = 0.18) -> dict[str, tuple[str, str]]:
+    """Draw ``M ≈ W_out @ W_in.T``: a ``V x V`` table of shifted PMI values, ``M[o, c] =
+    PMI(c, o) - log K``, as the product of a tall thin ``V x d`` matrix (one output vector ``u_o``
+    per row) and a short wide ``d x V`` one (one input vector ``v_c`` per column). One row of
+    ``W_out`` (blue), one column of ``W_in.T`` (vermillion) and the table entry they give,
+    ``u_o . v_c``, are highlighted. Returns the blocks drawn with their shapes:
+    ``{"shifted PMI": ("V", "V"), "W_out": ("V", "d"), "W_in^T": ("d", "V")}``.
+
+    ``thin`` is ``d / V`` as drawn (the real ratio, e.g. 50 / 10,000, would be a hairline). Draw
+    onto an axes about 4.2 in wide; ``aspect="equal"`` keeps the table square.
+
+    Raises
+    ------
+    ValueError
+        ``ax`` not a matplotlib ``Axes``; ``fontsize`` not a finite number > 0; ``thin`` not in
+        ``(0, 0.5]``.
+    """
+    _check_ax(ax)
+    fontsize = finite_float("fontsize", fontsize, low=0, low_open=True)
+    thin = finite_float("thin", thin, low=0, low_open=True, high=0.5)
+    n = 4.0  # V, in drawing units
+    k = thin * n  # d
+    o_row, c_col = 0.62, 0.30  # where the highlighted row and column sit, as fractions of V
+    box = dict(facecolor="none", edgecolor=INK, lw=1.4)
+    # The table, its highlighted entry, and the row and column that give it.
+    x_m, x_w, x_h = 0.0, n + 1.0, n + 1.0 + k + 0.9  # left edges: table, W_out, W_in^T
+    ax.add_patch(Rectangle((x_m, 0), n, n, **box))
+    h = 0.22 * n / 4  # the height of one highlighted row / width of one column
+    y_o = n * (1 - o_row)
+    x_c = x_m + n * c_col
+    ax.add_patch(Rectangle((x_c, y_o), h, h, facecolor=INK, edgecolor=INK, lw=0.8))
+    ax.add_patch(Rectangle((x_m, y_o), n, h, facecolor=_ROW, alpha=0.18, lw=0))
+    ax.add_patch(Rectangle((x_c, 0), h, n, facecolor=_COL, alpha=0.18, lw=0))
+    ax.add_patch(Rectangle((x_w, 0), k, n, **box))
+    ax.add_patch(Rectangle((x_w, y_o), k, h, facecolor=_ROW, edgecolor=_ROW, lw=0.8))
+    ax.add_patch(Rectangle((x_h, n - k), n, k, **box))
+    ax.add_patch(Rectangle((x_h + n * c_col, n - k), h, k, facecolor=_COL, edgecolor=_COL, lw=0.8))
+    text = dict(ha="center", va="center", fontsize=fontsize, color=INK)
+    ax.text(x_m + n / 2, -0.45, "shifted PMI", **text)
+    ax.text(x_m + n / 2, -1.0, r"$V \times V$", **text)
+    ax.text(x_c + h + 0.12, y_o + h + 0.4, r"$u_o \cdot v_c$", **{**text, "ha": "left"})
+    ax.text(x_m + n - 0.1, y_o - 0.3, r"row $o$", **{**text, "ha": "right", "color": _ROW})
+    ax.text(x_c + h + 0.12, 0.35, r"column $c$", **{**text, "ha": "left", "color": _COL})
+    ax.text(x_w - 0.5, n / 2, r"$\approx$", **{**text, "fontsize": fontsize * 1.6})
+    ax.text(x_w + k / 2, -0.45, r"$W_\mathrm{out}$", **text)
+    ax.text(x_w + k / 2, -1.0, r"$V \times d$", **text)
+    ax.text(x_w + k + 0.12, y_o + h / 2, r"$u_o$", **{**text, "ha": "left", "color": _ROW})
+    ax.text(x_h + n / 2, n - k - 0.45, r"$W_\mathrm{in}^\top$", **text)
+    ax.text(x_h + n / 2, n - k - 1.0, r"$d \times V$", **text)
+    ax.text(x_h + n * c_col + h / 2, n + 0.4, r"$v_c$", **{**text, "color": _COL})
+    ax.set(xlim=(-0.2, x_h + n + 0.2), ylim=(-1.4, n + 0.8), aspect="equal")
+    ax.axis("off")
+    return {"shifted PMI": ("V", "V"), "W_out": ("V", "d"), "W_in^T": ("d", "V")}
