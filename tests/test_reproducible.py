@@ -86,7 +86,7 @@ def build(project: Path, kernel: str) -> Path:
     result = subprocess.run(
         ["make", "--no-print-directory", "-o", ".venv/.installed", "html",
          f"BUILDDIR={project / '_build'}", f"SOURCE_DATE_EPOCH={epoch}"],
-        cwd=project, env=env, capture_output=True, text=True, timeout=1800)
+        cwd=project, env=env, capture_output=True, text=True, timeout=3600)  # cold: minutes of training
     assert result.returncode == 0, f"build in {project} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     return project / "_build" / "html"
 
