@@ -1319,6 +1319,9 @@ case("diagrams.draw_skipgram_window", "ax None", "ax", lambda: diagrams.draw_ski
 case("diagrams.draw_skipgram_window", "fontsize nan", "fontsize",
      lambda: diagrams.draw_skipgram_window(_AX, ["a", "b"], 0, 1, fontsize=NAN))
 case("diagrams.draw_skipgram_window", "centre 1.5", "centre", lambda: diagrams.draw_skipgram_window(_AX, ["a", "b"], 1.5, 1))
+case("diagrams.draw_pmi_factorisation", "ax None", "ax", lambda: diagrams.draw_pmi_factorisation(None))
+case("diagrams.draw_pmi_factorisation", "fontsize nan", "fontsize",
+     lambda: diagrams.draw_pmi_factorisation(_AX, fontsize=NAN))
 
 
 # issue 14: the GRU, stacked seeds, the delay arms, number agreement, the cell drawings
