@@ -88,7 +88,11 @@ def test_shown_lines_skips_options_and_removed_inputs():
 
 
 def conf_limit(name: str) -> int:
-    return int(re.search(rf"^{name} = (\d+)$", (BOOK.parent / "conf.py").read_text(), re.M).group(1))
+    """A cell-width limit of the build (seqbook.cellwidths), or conf.py's setting of it if it sets one."""
+    from seqbook import cellwidths
+
+    setting = re.search(rf"^seqbook_{name.lower()} = (\d+)$", (BOOK.parent / "conf.py").read_text(), re.M)
+    return int(setting.group(1)) if setting else getattr(cellwidths, name)
 
 
 def boxed_spans(text: str) -> list[tuple[int, int]]:
@@ -116,9 +120,9 @@ def test_boxed_spans_cover_a_solution_and_nothing_after_it():
 
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(BOOK)) for p in PAGES])
 def test_shown_code_fits_its_column(page):
-    """Every line of code a reader sees fits the article's column (CELL_COLUMN_CHARS in conf.py),
+    """Every line of code a reader sees fits the article's column (CELL_COLUMN_CHARS, seqbook.cellwidths),
     or an exercise's or solution's box (CELL_BOXED_CHARS), so no cell is wider than its space and
-    none reaches the margin, where the contents list sits. (conf.py checks printed output too.)"""
+    none reaches the margin, where the contents list sits. (The build checks printed output too.)"""
     column, boxed = conf_limit("CELL_COLUMN_CHARS"), conf_limit("CELL_BOXED_CHARS")
     assert boxed < column
     text = page.read_text()
