@@ -23,6 +23,8 @@ def subset(source: Path, unicodes: set[int], *, notdef_outline: bool = False):
     """The font at ``source`` cut down to the characters ``unicodes`` (those it has), with every
     layout feature and name record kept, as WOFF2; the source's date is kept, so two builds write
     the same bytes."""
+    import logging
+
     from fontTools import subset as fontsubset
     from fontTools.ttLib import TTFont
 
@@ -33,8 +35,16 @@ def subset(source: Path, unicodes: set[int], *, notdef_outline: bool = False):
     options.name_IDs = ["*"]
     options.notdef_outline = notdef_outline
     subsetter = fontsubset.Subsetter(options)
-    subsetter.populate(unicodes=sorted(c for c in unicodes if c in font.getBestCmap()))
-    subsetter.subset(font)
+    # fontTools logs every table it subsets at INFO: shown in the build's output wherever another
+    # package has configured the root logger (a11y_pygments does when the theme loads its styles).
+    quiet = logging.getLogger("fontTools")
+    level = quiet.level
+    quiet.setLevel(logging.WARNING)
+    try:
+        subsetter.populate(unicodes=sorted(c for c in unicodes if c in font.getBestCmap()))
+        subsetter.subset(font)
+    finally:
+        quiet.setLevel(level)
     font.flavor = "woff2"
     return font
 
