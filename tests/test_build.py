@@ -45,8 +45,28 @@ def scratch_book(tmp_path: Path, cell: str) -> Path:
     return tmp_path
 
 
+def build_env(**extra_env: str) -> dict[str, str]:
+    """The environment ``make html`` gives a build (what the Makefile exports), so that these tests
+    build the same way when pytest runs outside make: notebook kernels looked up in this Python's
+    environment first (``JUPYTER_PATH``: its ``python3`` kernelspec, not one of the machine's),
+    dates from the last commit (``SOURCE_DATE_EPOCH``), no debugger warning from the kernels.
+    What the caller's environment sets already is kept; ``extra_env`` overrides."""
+    env = dict(os.environ)
+    kernels = str(Path(sys.prefix) / "share" / "jupyter")
+    paths = [p for p in env.get("JUPYTER_PATH", "").split(os.pathsep) if p]
+    env["JUPYTER_PATH"] = os.pathsep.join([kernels, *(p for p in paths if p != kernels)])
+    if "SOURCE_DATE_EPOCH" not in env:
+        last = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True)
+        env["SOURCE_DATE_EPOCH"] = last.stdout.strip() or "315532800"
+    env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    env.update(extra_env)
+    return env
+
+
 def sphinx(project: Path, **extra_env: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, SEQMODELS_BUILDDIR=str(project / "_build"), **extra_env)
+    """``sphinx-build`` of ``project`` as ``make html`` runs it (warnings are errors), into its
+    ``_build``."""
+    env = build_env(**extra_env)
     return subprocess.run(
         [sys.executable, "-m", "sphinx", "-b", "html", "-c", ".", "-d", "_build/doctrees",
          "book", "_build/html", "-W", "--keep-going", "-q"],
@@ -164,48 +184,91 @@ def test_a_change_in_code_reexecutes_exactly_the_chapters_that_import_it(tmp_pat
     assert run_id(html / "other.html", "beta") == beta_1
 
 
+#: A chapter that checks the package against a reference file it opens itself, as the pretrained
+#: chapter checks its encoder against minilm_reference.npz: the file is named in the chapter's code.
+CHECK = """import sys, uuid
+sys.path.insert(0, "../code")
+from importlib.resources import files
+import numpy as np
+from seqmodels.model import hidden_states
+with np.load(files("seqmodels") / "data" / "reference.npz") as ref:
+    diff = np.abs(hidden_states() - ref["hidden_states"]).max()
+assert diff < 1e-5, f"the model is {diff:.1e} off its reference"
+print("check: passed run:", uuid.uuid4().hex)"""
+
+
 def test_a_change_in_a_data_file_reexecutes_exactly_the_chapters_that_read_it(tmp_path):
     """A chapter that reads a file of seqmodels/data (itself, or through a module that names it)
-    executes again when the file changes; one that does not read it does not."""
+    executes again when the file changes; one that does not read it does not. A reference pushed
+    off by 100 times the chapter's tolerance fails the build on the chapter that checks it."""
+    import numpy as np
+
     reader = PROBE.format(module="alpha", import_line="from seqmodels.reader import VALUE")
     project = scratch_book(tmp_path, reader)
     index = project / "book" / "index.md"
-    index.write_text(index.read_text() + "\n```{toctree}\nother\n```\n")
+    index.write_text(index.read_text() + "\n```{toctree}\nother\ncheck\n```\n")
     (project / "book" / "other.md").write_text(FRONT.replace("# Scratch", "# Other") + "```{code-cell} ipython3\n"
                                                + probe("beta") + "\n```\n")
+    (project / "book" / "check.md").write_text(FRONT.replace("# Scratch", "# Check") + "```{code-cell} ipython3\n"
+                                               + CHECK + "\n```\n")
     package = project / "code" / "seqmodels"
     (package / "data").mkdir(parents=True)
     (package / "__init__.py").write_text("")
     (package / "reader.py").write_text('from pathlib import Path\n'
                                        'VALUE = (Path(__file__).parent / "data" / "table.txt").read_text().strip()\n')
     (package / "beta.py").write_text('VALUE = "beta"\n')
+    (package / "model.py").write_text("import numpy as np\n\n\ndef hidden_states():\n"
+                                      "    return np.linspace(-1.0, 1.0, 12).reshape(3, 4)\n")
     (package / "data" / "table.txt").write_text("first\n")
+    reference = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
+    np.savez(package / "data" / "reference.npz", hidden_states=reference)
     html = project / "_build" / "html"
 
     first = sphinx(project)
     assert first.returncode == 0, first.stderr[-3000:]
     assert run_id(html / "index.html", "alpha")[0] == "first"
     beta = run_id(html / "other.html", "beta")
+    check = run_id(html / "check.html", "check")
 
     (package / "data" / "table.txt").write_text("second\n")
     second = sphinx(project)
     assert second.returncode == 0, second.stderr[-3000:]
     assert run_id(html / "index.html", "alpha")[0] == "second", "stale output after a change in a data file"
     assert run_id(html / "other.html", "beta") == beta, "a chapter that does not read the file executed again"
+    assert run_id(html / "check.html", "check") == check, "a chapter that does not read the file executed again"
+
+    np.savez(package / "data" / "reference.npz", hidden_states=reference + 1e-3)
+    third = sphinx(project)
+    assert third.returncode != 0, "a reference pushed off its model did not fail the build"
+    assert "the model is 1.0e-03 off its reference" in third.stdout + third.stderr, third.stderr[-3000:]
 
 
-def test_notebooks_run_on_the_environment_kernel():
-    """With the Makefile's JUPYTER_PATH the `python3` kernelspec is the one in .venv."""
-    from jupyter_client.kernelspec import KernelSpecManager
+def test_notebooks_run_on_the_environment_kernel(tmp_path):
+    """The builds of these tests (``build_env``), like the Makefile's, find the ``python3``
+    kernelspec of the environment running them, even where the machine has another one first
+    (a user-level kernelspec of another Python, here in a scratch HOME, with jupyter told to
+    prefer user-level kernelspecs, as JUPYTER_PREFER_ENV_PATH=0 or a Python outside a venv does)."""
+    import json
 
-    venv = ROOT / ".venv"
-    if Path(sys.prefix).resolve() != venv.resolve():
-        pytest.skip("tests are not running from .venv (run them with `make test`)")
-    env_path = os.environ.get("JUPYTER_PATH", "")
-    assert str(venv / "share" / "jupyter") in env_path.split(os.pathsep), "make did not set JUPYTER_PATH"
-    spec = KernelSpecManager().get_kernel_spec("python3")
-    assert Path(spec.argv[0]).resolve().is_relative_to(venv.resolve()) or \
-        Path(spec.argv[0]).parent.resolve() == (venv / "bin").resolve(), spec.argv
+    other = tmp_path / "home" / ".local" / "share" / "jupyter" / "kernels" / "python3"
+    other.mkdir(parents=True)
+    (other / "kernel.json").write_text(json.dumps(
+        {"argv": ["/elsewhere/bin/python", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+         "display_name": "Python 3 (another)", "language": "python"}))
+    if not (Path(sys.prefix) / "share" / "jupyter" / "kernels" / "python3").is_dir():
+        pytest.fail(f"{sys.prefix} has no python3 kernelspec: run `make venv` (it installs one)")
+    find = ("from jupyter_client.kernelspec import KernelSpecManager;"
+            "print(KernelSpecManager().get_kernel_spec('python3').argv[0])")
+    env = build_env(HOME=str(tmp_path / "home"), JUPYTER_PREFER_ENV_PATH="0")
+    env.pop("JUPYTER_DATA_DIR", None)
+    found = subprocess.run([sys.executable, "-c", find], env=env, capture_output=True, text=True, check=True)
+    python = Path(found.stdout.strip())
+    assert python.parent.resolve() == Path(sys.executable).parent.resolve() or \
+        python.resolve().is_relative_to(Path(sys.prefix).resolve()), found.stdout
+    # without it, the other kernelspec comes first: the check is not blind
+    env.pop("JUPYTER_PATH")
+    blind = subprocess.run([sys.executable, "-c", find], env=env, capture_output=True, text=True, check=True)
+    assert blind.stdout.strip() == "/elsewhere/bin/python", blind.stdout
 
 
 # --- Downloads and the cache after a bad previous build -------------------------------------------
@@ -246,7 +309,7 @@ def test_an_interrupted_build_leaves_no_download_the_next_build_trusts(tmp_path)
 
     project = two_chapter_book(tmp_path)
     (project / "hold").touch()
-    env = dict(os.environ, SEQMODELS_BUILDDIR=str(project / "_build"))
+    env = build_env()
     build = subprocess.Popen(
         [sys.executable, "-m", "sphinx", "-b", "html", "-c", ".", "-d", "_build/doctrees", "book",
          "_build/html", "-W", "--keep-going", "-q", "-j", "2"],
