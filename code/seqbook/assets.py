@@ -25,7 +25,9 @@ rather than on the files, so that a site built in two steps differed from one bu
 
 ``check_static_files`` keeps it so: a page that links a local file missing from the site when it
 is written, or a linked file that changes after pages were written, is a warning (an error under
-``-W``), named with the extension's event that writes it late.
+``-W``). It also removes ``.buildinfo.bak``, which Sphinx leaves in the site when a setting of the
+``html`` kind (``seqbook_static_digest`` among them) changed since the previous build: a clean
+build has none.
 """
 
 from __future__ import annotations
@@ -105,9 +107,13 @@ def write_static_files_first(app, pagename, templatename, context, doctree) -> N
 def check_static_files(app, exception) -> None:
     """``build-finished``, after every other handler: the files the pages link are still the
     bytes they were when the pages were written (as seen by the process that wrote the first page
-    and the indices)."""
+    and the indices). Also removes ``.buildinfo.bak``, Sphinx's copy of the previous build's record
+    when a setting changed, so the site holds only what a clean build writes."""
+    if exception is not None or app.builder.format != "html":
+        return
+    (Path(app.builder.outdir) / ".buildinfo.bak").unlink(missing_ok=True)
     seen = getattr(app.builder, "seqbook_linked_files", None)
-    if exception is not None or not seen:
+    if not seen:
         return
     from sphinx.util import logging
 
