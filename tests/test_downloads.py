@@ -126,7 +126,7 @@ def source_markdown(name: str) -> list[str]:
 @pytest.mark.parametrize("name", EXECUTED_PAGES)
 def test_downloaded_notebook_text_is_plain_markdown(site, name):
     """No MyST that Jupyter would show literally is left in the notebook's text: roles, label
-    lines and directives are written as the page shows them (``conf._plain_markdown``)."""
+    lines and directives are written as the page shows them (``seqbook.downloads.plain_markdown``)."""
     assert MYST.search("\n".join(source_markdown(name))), f"book/{name}.md has no MyST: the check is blind"
     nb = downloaded_notebook(site, name)
     left = [(c.source[max(m.start() - 30, 0):m.end() + 30]) for c in nb.cells if c.cell_type == "markdown"

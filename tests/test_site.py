@@ -77,7 +77,7 @@ def test_no_stylesheet_loads_anything_from_another_host(site):
 
 def test_math_is_mathml_in_a_font_the_site_serves(site):
     """Formulas are MathML written at build time: no math script, and the math font (a subset of
-    STIX Two Math, conf.py) is in the site, named by the book's stylesheet."""
+    STIX Two Math, seqbook.mathml) is in the site, named by the book's stylesheet."""
     soup = BeautifulSoup((site / "rnn.html").read_text(), "html.parser")
     srcs = [s.get("src", "") for s in soup.find_all("script")]
     assert not [s for s in srcs if "mathjax" in s.lower()], srcs
@@ -117,8 +117,8 @@ def test_the_math_font_has_every_glyph_the_formulas_are_drawn_with(site):
 
 
 def test_function_names_in_formulas_keep_their_space(site):
-    """"\\log p" reads "log p", not "logp"; "\\log(x)" keeps no space before its bracket (conf.py,
-    ``_function_spacing``)."""
+    """"\\log p" reads "log p", not "logp"; "\\log(x)" keeps no space before its bracket
+    (seqbook.mathml, ``function_spacing``)."""
     fn = r"<mi>(?:log|exp|tanh)</mi>"
     pages = {p.name: p.read_text(encoding="utf-8") for p in site.glob("*.html")}
     spaced = sum(len(re.findall(fn + r"<mspace", t)) for t in pages.values())
@@ -142,7 +142,7 @@ def test_function_names_in_formulas_keep_their_space(site):
 
 
 def test_code_is_highlighted_without_spans_that_change_nothing(site):
-    """conf.py writes plain names, punctuation and white space of code without their span: the
+    """seqbook.highlight writes plain names, punctuation and white space of code without their span: the
     code is still highlighted, and the stylesheet gives those tokens the block's own colour in
     both modes (were a style to colour them, the spans would be needed)."""
     code = "".join(re.findall(r'<div class="highlight.*?</pre>', (site / "lstm.html").read_text(), re.S))
@@ -169,7 +169,7 @@ SHOWN_ICONS = {"magnifying-glass": 0xF002, "bars": 0xF0C9, "list": 0xF03A, "sun"
 
 
 def test_icon_font_is_cut_down_to_the_icons_shown(site):
-    """conf.py subsets the theme's 115 kB icon font; every icon the site shows must survive that."""
+    """seqbook.fonts subsets the theme's 115 kB icon font; every icon the site shows must survive that."""
     from fontTools.ttLib import TTFont
 
     font_file = next(site.glob("_static/vendor/fontawesome/webfonts/fa-solid-900.woff2"))
@@ -269,7 +269,7 @@ def test_printed_outputs_are_numbers_and_tables_not_python_reprs(site, page):
 
 
 def test_status_page_marks_each_run_in_words_not_emoji(site):
-    """myst-nb's ✅/❌ show as empty boxes without an emoji font; conf.py writes words instead."""
+    """myst-nb's ✅/❌ show as empty boxes without an emoji font; seqbook.status writes words instead."""
     from conftest import EXECUTED_PAGES
 
     soup = BeautifulSoup((site / "status.html").read_text(), "html.parser")
