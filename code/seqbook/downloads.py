@@ -40,6 +40,7 @@ def split_glue_key(text: str) -> tuple[str, str]:
 
 
 def download_path(app, docname: str) -> Path:
+    """Where the site serves a chapter's download: ``_sources/<docname>.ipynb``."""
     return Path(app.outdir) / "_sources" / f"{docname}.ipynb"
 
 
