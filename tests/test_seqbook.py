@@ -3,7 +3,8 @@
 - Importing ``conf.py`` or any module of seqbook changes no file and no environment variable
   (``conf.py`` used to prepare the execution cache, deleting sibling caches, and set
   ``OPENBLAS_CORETYPE`` when imported).
-- A one-page book with a figure, a glued number and math, built with the real ``conf.py``: the
+- A one-page book with a figure, a glued number, math and a glossary, built with the real
+  ``conf.py``: the
   page's MathML, the math font, the figure's link, the lean highlighting, and the ``.ipynb``
   download with the glued number and the figure's number written in.
 - The same book built twice in one folder writes the same site as a clean build in another, also
@@ -94,6 +95,11 @@ It took {glue:text}`steps:,` steps; {numref}`fig-dot` shows the dot.
 :name: fig-dot
 
 A red dot.
+```
+
+```{glossary}
+context
+  The words around a word.
 ```
 """
 
@@ -189,9 +195,11 @@ def clean_build(project: Path) -> subprocess.CompletedProcess:
 
 
 def test_a_second_build_in_the_same_folder_writes_what_a_clean_build_writes(built, tmp_path):
-    """Sphinx writes genindex.html and search.html in every build, other pages only when they are
-    out of date; a stylesheet's ``?v=`` query written by a later build must be the one a clean
-    build writes (three extensions wrote their stylesheets only when the build finished)."""
+    """Sphinx writes genindex.html, search.html and searchindex.js in every build, other pages
+    only when they are out of date; what a later build writes must be what a clean build writes:
+    a stylesheet's ``?v=`` query (three extensions wrote their stylesheets only when the build
+    finished) and the index entries of pages not written again (the glossary's terms, which
+    Sphinx dropped from searchindex.js)."""
     first = dict(FIRST_SITE)
     again = built  # the folder of a finished build, built once more
     other = tmp_path / "other"  # a copy without its site: a clean build (execution cache kept)
@@ -200,6 +208,7 @@ def test_a_second_build_in_the_same_folder_writes_what_a_clean_build_writes(buil
         result = sphinx(project) if project is again else clean_build(project)
         assert result.returncode == 0, result.stderr[-3000:]
     assert re.search(rb"mystnb\.\w+\.css\?v=\w+", first["index.html"]), "a clean build's pages lack ?v= on mystnb.css"
+    assert b'"indexentries":{"context"' in first["searchindex.js"], "the glossary is not in the search index"
     assert not differences(site_files(again), first), differences(site_files(again), first)
     assert not differences(site_files(other), first), differences(site_files(other), first)
 

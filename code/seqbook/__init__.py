@@ -26,6 +26,8 @@ Site
     - ``seqbook.fonts``: the theme's icon fonts cut down to the icons the site shows.
     - ``seqbook.assets``: stylesheets and scripts final before a page links them, so their
       ``?v=`` queries do not depend on the build's history.
+    - ``seqbook.searchindex``: the search index keeps the index entries (the glossary's terms) of
+      pages a build does not write again.
 
 Config value ``seqbook_code_hash`` (set when the configuration is read): a hash of ``conf.py`` and
 of these modules. They write part of every page, so an edit of them must rewrite every page, as an
@@ -40,7 +42,7 @@ from pathlib import Path
 
 #: The extensions ``setup`` sets up, in order.
 MODULES = ("execution", "cachekeys", "twolayers", "mathml", "figures", "highlight", "a11y", "status",
-           "cellwidths", "downloads", "fonts", "assets")
+           "cellwidths", "downloads", "fonts", "assets", "searchindex")
 
 
 def code_hash(confdir: Path) -> str:
