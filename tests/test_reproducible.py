@@ -7,8 +7,12 @@ with its own empty build folder and execution cache, and ``make html`` runs in t
 the main build saves a whole cold build, and it checks more: the main build may have come from the
 execution cache, the copy never does. The copy runs on the OpenBLAS kernel the main build ran on
 (its status page names it; ``OPENBLAS_CORETYPE``), so that an environment that sets or unsets the
-variable between the two builds still compares like with like. Every file of the two sites must be
-identical, except the pages in :data:`VARYING_PAGES`:
+variable between the two builds still compares like with like. The main build may have been made
+in several steps (``make html`` run again, after an edit): Sphinx then writes only the pages that
+are out of date, and the site must still be the one a clean build writes (``seqbook.assets`` keeps
+the stylesheets' ``?v=`` queries, ``seqbook.searchindex`` the search index's entries, from
+depending on that history; ``tests/test_seqbook.py`` checks both on a fixture book). Every file of
+the two sites must be identical, except the pages in :data:`VARYING_PAGES`:
 
 - ``status``: execution times and dates of this build (by design);
 - the pages that print wall-clock timings measured on the build machine, listed once in
