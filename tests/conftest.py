@@ -27,7 +27,7 @@ def site() -> Path:
 
 def pytest_terminal_summary(terminalreporter):
     """End the run with a line naming how many browser tests did not run, and how to run them."""
-    from browser_path import INSTALL, MISSING, VARIABLE
+    from seqbook.tools.browser_path import INSTALL, MISSING, VARIABLE
 
     skipped = [r for r in terminalreporter.stats.get("skipped", []) if MISSING in str(r.longrepr)]
     if skipped:

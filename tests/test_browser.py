@@ -13,7 +13,7 @@ space, and no page may scroll sideways.
 Screenshots of every page in both modes are written to the session's temporary folder (its path is
 printed at the end of the run); set ``SEQMODELS_SCREENSHOTS=<folder>`` to keep them somewhere else.
 
-The browser is the user's own Chromium or Chrome (``tests/browser_path.py``: ``$SEQMODELS_BROWSER``,
+The browser is the user's own Chromium or Chrome (``seqbook.tools.browser_path``: ``$SEQMODELS_BROWSER``,
 the usual command names, the usual install paths). Without one the tests skip with a message and
 the end of the run says how many did not run and how to install it; with ``CI=true`` a missing
 browser is a failure. Playwright's own browser downloads are never used (``executable_path``).
@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 import pytest
 from PIL import Image
 
-from browser_path import find_browser, missing_message
+from seqbook.tools.browser_path import find_browser, missing_message
 from conftest import EXECUTED_PAGES, HTML
 from seqmodels.plotting import INK
 

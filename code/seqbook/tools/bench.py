@@ -28,7 +28,7 @@ Then the numpy kernels, on one BLAS thread: tokens per second of the readable re
 and attention; and, where torch can be imported, the RNN and LSTM against torch.nn.RNN / nn.LSTM
 with the same weights (differences of outputs and gradients, time ratios numpy / PyTorch, one
 thread on both sides, torch default against numpy on one BLAS thread, and both defaults). Last,
-the page weight of the site `make html` built (headless Chromium, tests/browser_path.py).
+the page weight of the site `make html` built (headless Chromium, found by seqbook.tools.browser_path).
 
 Each section has a time budget (:data:`BUDGET_S`, printed at the start, and against what it took at
 the end); the whole of `make bench` is meant to stay within :data:`TARGETS` ``"bench_s"``.
@@ -42,7 +42,7 @@ written.
 Only the kernel sections, without building anything (``make bench-kernels``; never writes the
 README)::
 
-    .venv/bin/python tests/bench/run.py --kernels-only [--repeats 10]
+    .venv/bin/python -m seqbook.tools.bench --kernels-only [--repeats 10]
 
 writes ``BUILDDIR/bench/kernels.md`` and ``kernels.json`` and prints the markdown. torch is not a
 requirement of the book and must not be installed into .venv; for the PyTorch section run the same
@@ -50,7 +50,7 @@ command from a separate environment with the package's code on the path::
 
     python3 -m venv /tmp/torchvenv
     /tmp/torchvenv/bin/pip install torch==2.13.0 numpy==2.4.6 threadpoolctl==3.8.0 matplotlib==3.11.2
-    PYTHONPATH=code /tmp/torchvenv/bin/python tests/bench/run.py --kernels-only
+    PYTHONPATH=code /tmp/torchvenv/bin/python -m seqbook.tools.bench --kernels-only
     # or: make bench-kernels BENCH_PYTHON=/tmp/torchvenv/bin/python
 """
 
@@ -69,7 +69,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]  # the repository: code/seqbook/tools/bench.py
 PY = sys.executable
 
 #: Seconds each section of `make bench` is planned to take on a 2-core machine; printed, and
@@ -611,8 +611,7 @@ def page_weight(site: Path) -> list[dict]:
         def log_message(self, *args):
             pass
 
-    sys.path.insert(0, str(ROOT / "tests"))
-    from browser_path import find_browser, missing_message
+    from seqbook.tools.browser_path import find_browser, missing_message
 
     executable = find_browser()
     if executable is None:
@@ -734,7 +733,7 @@ def markdown_summary(report: dict) -> str:
     out += [f"| **total** | **{total:.0f}** | {sum(BUDGET_S.values())} |", "",
             f"Target: `make bench` within {TARGETS['bench_s']} s on this machine: {met(total <= TARGETS['bench_s'])}."
             + ("" if "make html" in sections else
-               " (The `make html` that `make bench` starts with was not timed: run.py was started by hand.)")]
+               " (The `make html` that `make bench` starts with was not timed: the benchmark was started by hand.)")]
     return "\n".join(out) + "\n"
 
 
@@ -860,7 +859,7 @@ def main() -> None:
             parser.error("--kernels-only never writes the README (only `make bench` does)")
         repeats = args.repeats or KERNEL_REPEATS
         report = {"machine": machine(), "date": time.strftime("%Y-%m-%d"),
-                  "command": f"tests/bench/run.py --kernels-only (repeats={repeats})",
+                  "command": f"python -m seqbook.tools.bench --kernels-only (repeats={repeats})",
                   "kernels": kernels(repeats), "reference": reference(repeats)}
         out.mkdir(parents=True, exist_ok=True)
         (out / "kernels.json").write_text(json.dumps(report, indent=2) + "\n")
