@@ -1,4 +1,13 @@
-"""Shared paths and fixtures. Tests of the built site need `make html` first (`make test` does it)."""
+"""Shared paths, fixtures and markers. Tests of the built site need `make html` first (`make test`
+does it).
+
+Markers (registered below; an unregistered one is an error): ``site`` for a test that reads the
+built site (any test that takes the ``site`` fixture is marked so without saying it), ``browser``
+for one that drives Chromium, ``build`` for one that runs Sphinx builds of its own. `make check`
+runs every test that has none of them, with the doctests, and builds nothing: it runs with
+``SEQMODELS_BUILDDIR`` set to an empty folder, so a test that reads the site without its marker
+fails there, naming `make html`.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +24,33 @@ HTML = BUILDDIR / "html"
 #: by docname: the path below book/ without ".md" ("rnn", "evidence/embeddings").
 EXECUTED_PAGES = sorted(p.relative_to(BOOK).with_suffix("").as_posix() for p in BOOK.rglob("*.md")
                         if "{code-cell}" in p.read_text())
+
+
+#: What each marker says a test needs, beyond the package and the sources (``pytest --markers``).
+MARKERS = {
+    "site": "reads the built site: needs `make html` first (`make test` builds it; `make check` skips it)",
+    "browser": "drives a Chromium or Chrome on the built site (`make test`; `make check` skips it)",
+    "build": "runs Sphinx builds of its own on a scratch book, seconds to minutes each (`make check` skips it)",
+}
+#: Files whose every test runs Sphinx builds of its own (scratch books, or a clean build of the
+#: whole book), marked ``build`` here for all of their tests. (``pytestmark = pytest.mark.build``
+#: in the file says the same; a file may carry it instead of being listed.)
+BUILDS_OF_THEIR_OWN = ("test_build.py", "test_two_layers.py", "test_reproducible.py")
+
+
+def pytest_configure(config):
+    for name, meaning in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {meaning}")
+    # strict markers without an ini file: a misspelt marker would silently select nothing
+    config.addinivalue_line("filterwarnings", "error::pytest.PytestUnknownMarkWarning")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "site" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.site)
+        if item.path.name in BUILDS_OF_THEIR_OWN:
+            item.add_marker(pytest.mark.build)
 
 
 @pytest.fixture(scope="session")

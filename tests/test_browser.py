@@ -39,6 +39,8 @@ from seqbook.tools.browser_path import find_browser, missing_message
 from conftest import EXECUTED_PAGES, HTML
 from seqmodels.plotting import INK
 
+pytestmark = [pytest.mark.browser, pytest.mark.site]
+
 AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
