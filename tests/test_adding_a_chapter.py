@@ -21,7 +21,8 @@ that lacks them: a step left out is reported, not silently passed. After the las
 book builds with warnings as errors, and the tests that concern a new chapter pass on it: its unit
 and doctests, the package map, the bad-input cases, the sources, and the built-site checks of its
 figures, links, prose budget and evidence links. ``test_the_readme_lists_the_steps_this_test_follows``
-holds the README's checklist and this file to the same files.
+holds the README's checklist and this file to the same files (it builds nothing, so `make check`
+runs it; the others are marked ``build``).
 """
 
 from __future__ import annotations
@@ -35,8 +36,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-pytestmark = pytest.mark.build
 
 ROOT = Path(__file__).resolve().parent.parent
 NAME = "counting"
@@ -363,6 +362,7 @@ def added(tmp_path_factory):
     return project, dotted, said
 
 
+@pytest.mark.build
 def test_a_module_left_out_of_the_package_map_is_named(added):
     project, dotted, said = added
     result = said["without map line"]
@@ -370,6 +370,7 @@ def test_a_module_left_out_of_the_package_map_is_named(added):
     assert "missing from seqmodels/__init__.py" in result.stdout and dotted in result.stdout, result.stdout[-3000:]
 
 
+@pytest.mark.build
 def test_a_function_without_a_bad_input_case_is_named(added):
     project, dotted, said = added
     result = said["without bad-input case"]
@@ -377,6 +378,7 @@ def test_a_function_without_a_bad_input_case_is_named(added):
     assert "tests/test_bad_input.py" in result.stdout and "running.running_mean" in result.stdout, result.stdout[-3000:]
 
 
+@pytest.mark.build
 def test_the_chapter_builds_with_warnings_as_errors(added):
     project, dotted, said = added
     result = said["build"]
@@ -388,6 +390,7 @@ def test_the_chapter_builds_with_warnings_as_errors(added):
     assert 'id="fig-counting-mean"' in page
 
 
+@pytest.mark.build
 def test_the_new_chapters_tests_pass(added):
     """The tests that concern a new chapter, on the scratch project: its module's unit tests and
     doctests, the package map, the bad-input cases, the sources and their doctests."""
@@ -402,6 +405,7 @@ def test_the_new_chapters_tests_pass(added):
     assert re.search(r"\b[4-9] passed|\b\d\d+ passed", result.stdout), result.stdout[-2000:]
 
 
+@pytest.mark.build
 def test_the_built_chapter_passes_the_site_checks(added):
     """Its figures (caption, alt text, file), links and images, prose budget, opening and
     evidence links, on the scratch build."""
