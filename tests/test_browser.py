@@ -10,8 +10,10 @@ found by axe-core (vendored in ``tests/vendor/axe-core``, injected by the test, 
 site). Every page is also opened at a laptop's width and a phone's: no box may be wider than its
 space, and no page may scroll sideways.
 
-Screenshots of every page in both modes are written to the session's temporary folder (its path is
-printed at the end of the run); set ``SEQMODELS_SCREENSHOTS=<folder>`` to keep them somewhere else.
+Screenshots of every page's first screen in both modes are written to the session's temporary
+folder (its path is printed at the end of the run); set ``SEQMODELS_SCREENSHOTS=<folder>`` to keep
+them somewhere else, with a screenshot of each whole page too (it costs as much as the visit's
+accessibility checks, so only on request).
 
 The browser is the user's own Chromium or Chrome (``seqbook.tools.browser_path``: ``$SEQMODELS_BROWSER``,
 the usual command names, the usual install paths). Without one the tests skip with a message and
@@ -207,6 +209,9 @@ AXE_JS = """async () => {
 }"""
 
 
+#: Whole-page screenshots too, besides each page's first screen: only when a folder is asked for.
+KEEP_FULL_PAGES = bool(os.environ.get("SEQMODELS_SCREENSHOTS"))
+
 #: Reader widths: a laptop, where nothing may be wider than its space, and a phone, where only code,
 #: outputs, tables and equations may scroll inside their own box and the page never sideways.
 WIDTHS = {"laptop": 1280, "phone": 390}
@@ -335,12 +340,16 @@ def open_page(context, server: str, page_name: str, visit: Visit, shots: Path) -
         if visit.scheme == "dark":
             visit.dark_cards = page.evaluate(CARDS_JS)
         stem = page_name.removesuffix(".html").replace("/", "__")
-        full = shots / f"{stem}-{visit.scheme}-full.png"
-        page.screenshot(path=str(full), full_page=True)
         first_screen = shots / f"{stem}-{visit.scheme}.png"  # what a reader sees on arrival
-        with Image.open(full) as image:
-            image.crop((0, 0, VIEWPORT["width"], min(image.height, VIEWPORT["height"]))).save(first_screen)
-        visit.screenshots += [first_screen, full]
+        if KEEP_FULL_PAGES:  # a whole page is about as slow to draw as axe-core's checks of it
+            full = shots / f"{stem}-{visit.scheme}-full.png"
+            page.screenshot(path=str(full), full_page=True)
+            with Image.open(full) as image:
+                image.crop((0, 0, VIEWPORT["width"], min(image.height, VIEWPORT["height"]))).save(first_screen)
+            visit.screenshots += [first_screen, full]
+        else:
+            page.screenshot(path=str(first_screen))
+            visit.screenshots.append(first_screen)
         visit.solutions = page.evaluate(SOLUTIONS_JS)
         page.evaluate(EXPAND_JS)
         visit.solutions_opened = page.evaluate(SOLUTIONS_JS)
