@@ -63,6 +63,31 @@ def test_the_readme_lists_the_steps_this_test_follows():
                                       f"{sorted(CHECKLIST_FILES - named)} that it does")
 
 
+def chapters_and_reading_path(index: str) -> tuple[list[str], list[str]]:
+    """The pages of the "Chapters" toctree of ``index`` (book/index.md's text), and the chapters its
+    reading path names (``{ref}`chapter-<name>```), each in order.
+
+    >>> chapters_and_reading_path("## The reading path\\n\\n1. {ref}`chapter-a` (x).\\n2. {ref}`chapter-b`.\\n\\n"
+    ...                           "```{toctree}\\n:maxdepth: 2\\n:caption: Chapters\\n\\na\\nb\\n```\\n")
+    (['a', 'b'], ['a', 'b'])
+    """
+    block = re.search(r"```\{toctree\}\n(?::.*\n)*?:caption: Chapters\n(?::.*\n)*((?:.*\n)*?)```", index)
+    path = re.search(r"^## The reading path\n(.*?)(?=^#|^```)", index, re.S | re.M)
+    assert block and path, "book/index.md has no 'Chapters' toctree or no '## The reading path'"
+    chapters = [line.strip() for line in block.group(1).splitlines() if line.strip()]
+    return chapters, re.findall(r"^\d+\. \{ref\}`chapter-([\w-]+)`", path.group(1), re.M)
+
+
+def test_every_chapter_has_its_line_in_the_reading_path():
+    """Step 4's line in the reading path: one per chapter, in the order of the contents (the
+    ``(chapter-<name>)=`` label it links to is the build's to check)."""
+    chapters, named = chapters_and_reading_path((ROOT / "book" / "index.md").read_text())
+    assert chapters, "the 'Chapters' toctree of book/index.md is empty"
+    assert named == chapters, (f"book/index.md's reading path names {named}, its 'Chapters' toctree "
+                               f"{chapters}: give each chapter one line, "
+                               f"'N. {{ref}}`chapter-<name>` ({{reading-time}}`<name>`): ...', in that order")
+
+
 # --- The scratch project --------------------------------------------------------------------------
 
 def empty_index(text: str) -> str:
@@ -393,12 +418,13 @@ def test_the_chapter_builds_with_warnings_as_errors(added):
 @pytest.mark.build
 def test_the_new_chapters_tests_pass(added):
     """The tests that concern a new chapter, on the scratch project: its module's unit tests and
-    doctests, the package map, the bad-input cases, the sources and their doctests."""
+    doctests, the package map, the bad-input cases, the sources and their doctests, the reading path."""
     project, dotted, said = added
     assert said["build"].returncode == 0, "the scratch book did not build"
     module = Path("code", "seqmodels", *dotted.split(".")).with_suffix(".py")
     result = pytest_in(project, "--doctest-modules", f"tests/test_{MODULE}.py", str(module),
-                       "tests/test_package.py", "tests/test_book_sources.py", "tests/test_book_doctests.py")
+                       "tests/test_package.py", "tests/test_book_sources.py", "tests/test_book_doctests.py",
+                       "tests/test_adding_a_chapter.py::test_every_chapter_has_its_line_in_the_reading_path")
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
     result = pytest_in(project, "tests/test_bad_input.py", "-k", f"{MODULE} or every_public_callable or documents")
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
