@@ -8,7 +8,7 @@ cache) is the state that the warm rebuilds, the prose and code-cell edits of one
 edits in code/ then rebuild, in that order. Each case runs as often as its spread and cost allow:
 the expensive ones (cold build, code-cell edit, edits in code/, the floor) once, the cheap ones
 (warm rebuild, prose edit) ``--repeats`` times (default 3), every run reported. Every build runs
-with ``-W -n``, so a build that fails stops the benchmark instead of being timed. The two modules edited in code/ are chosen by conf.py's own dependency scan:
+with ``-W -n``, so a build that fails stops the benchmark instead of being timed. The two modules edited in code/ are chosen by the build's own dependency scan:
 one that only the edited chapter imports, and the one that the most chapters import short of all
 of them; the scan also says how many notebooks each edit must re-execute.
 
@@ -193,9 +193,26 @@ def cache_records(copy: Path, builddir: str) -> dict[int, tuple[str, float]]:
 
 
 def chapter_modules(root: Path = ROOT) -> dict[str, set[str]]:
-    """conf.py's own dependency scan: for every page of ``root/book`` with code cells, the files of
-    seqmodels its cells can execute (``{"rnn": {"__init__.py", "rnn.py", ...}, ...}``); an edit of one
-    of them re-executes the page."""
+    """The build's own dependency scan: for every page of ``root/book`` with code cells, the files of
+    seqmodels its cells can execute, as paths below ``code/seqmodels/`` (``{"rnn": {"__init__.py",
+    "rnn.py", ...}, ...}``); an edit of one of them re-executes the page. The scan is
+    ``seqbook.cachekeys.chapter_dependencies`` where the build's extension has it, else the one in
+    ``root/conf.py``."""
+    package = root / "code" / "seqmodels"
+    try:
+        from seqbook.cachekeys import chapter_dependencies
+
+        def scan(text: str) -> list[Path]:
+            return chapter_dependencies(text, package)
+    except ImportError:  # the scan still lives in conf.py
+        scan = _conf_scan(root)
+    return {page.stem: {p.relative_to(package).as_posix() for p in scan(page.read_text())}
+            for page in sorted((root / "book").glob("*.md")) if "{code-cell}" in page.read_text()}
+
+
+def _conf_scan(root: Path):
+    """``conf.chapter_dependencies`` of ``root/conf.py``, imported with the execution cache it
+    prepares on import sent to a temporary folder."""
     import importlib.util
 
     saved = os.environ.get("SEQMODELS_BUILDDIR")
@@ -210,8 +227,7 @@ def chapter_modules(root: Path = ROOT) -> dict[str, set[str]]:
                 del os.environ["SEQMODELS_BUILDDIR"]
             else:
                 os.environ["SEQMODELS_BUILDDIR"] = saved
-    return {page.stem: {p.name for p in conf.chapter_dependencies(page.read_text())}
-            for page in sorted((root / "book").glob("*.md")) if "{code-cell}" in page.read_text()}
+    return conf.chapter_dependencies
 
 
 def importers(deps: dict[str, set[str]]) -> dict[str, list[str]]:
@@ -288,9 +304,9 @@ def build_timings(repeats: int, chapter: str, modules: list[str] | None = None) 
         at = re.search(r"```\{code-cell\} ipython3\n(?![:-])", text).end()
         page.write_text(text[:at] + "_bench = 0\n" + text[at:])
         run(f"code-cell edit of {chapter}.md", 1, note=chapter)
-        for module in modules:  # a comment added to one module re-executes the pages that execute it
+        for module in modules:  # a line of code added to one module re-executes the pages that execute it
             with (copy / "code" / "seqmodels" / module).open("a") as f:
-                f.write("\n# benchmark edit\n")
+                f.write("\n_bench_edit = 0\n")  # code, not a comment: the cache keys may ignore comments
             run(f"edit in code/seqmodels/{module}", len(users[module]), note=", ".join(users[module]))
         # The floor: everything but execution, a build into a new folder given the cache's records.
         shutil.copytree(copy / "_b" / ".jupyter_cache", copy / "_f" / ".jupyter_cache")
