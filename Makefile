@@ -20,7 +20,7 @@ export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export SEQMODELS_BUILDDIR := $(abspath $(BUILDDIR))
 
-.PHONY: html test doctest serve clean clean-all venv bench bench-kernels portability
+.PHONY: html test check doctest serve clean clean-all venv bench bench-kernels portability
 
 html: $(STAMP)
 	$(SPHINXBUILD)
@@ -32,50 +32,18 @@ html: $(STAMP)
 # seconds: the uv in .venv or on PATH if it is the version pinned in requirements.txt, else that
 # version installed into .venv from the package index. uv does not read pip's configuration, so the
 # index, extra indexes, find-links, no-index and constraints pip is configured with (pip.conf,
-# PIP_* variables) are passed to it, with pip's choice among them (the best version on any). Where uv cannot be had or fails, pip installs the same list
-# and then uninstalls what is not on it. NO_UV=1 takes the pip way directly.
+# PIP_* variables) are passed to it, with pip's choice among them (the best version on any):
+# code/seqbook/tools/pip_to_uv.py. Where uv cannot be had or fails, pip installs the same list and
+# then uninstalls what is not on it (code/seqbook/tools/pip_prune.py). NO_UV=1 takes the pip way
+# directly. Both helpers are standard library only and run by path: nothing is installed yet.
 UV_PIN     := $(shell sed -n 's/^\(uv==[^ ]*\).*/\1/p' requirements.txt)
 UV_VERSION := $(patsubst uv==%,%,$(UV_PIN))
 PIP        := $(BIN)/python -m pip --disable-pip-version-check
-define PIP_TO_UV
-import shlex, subprocess, sys
-listed = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
-found = {}
-for line in listed.splitlines():
-    key, _, value = line.partition("=")
-    where, _, name = key.rpartition(".")
-    found.setdefault(name, []).append((where == ":env:", value.strip().strip("'\"")))
-args = []
-for name, flag in (("index-url", "--index-url"), ("extra-index-url", "--extra-index-url"),
-                   ("find-links", "--find-links"), ("constraint", "--constraint")):
-    values = [v for _, v in sorted(found.get(name, []), key=lambda item: not item[0])]
-    if name == "index-url":
-        values = values[:1]  # one index: the variable's over the file's, as pip takes it
-    for value in dict.fromkeys(word for v in values for word in v.split()):
-        args += [flag, value]
-if "--extra-index-url" in args or "--find-links" in args:
-    args += ["--index-strategy", "unsafe-best-match"]  # pip's way: the best version from any of them
-if any(v.lower() in ("1", "true", "yes", "on") for _, v in found.get("no-index", [])):
-    args.append("--no-index")
-print(shlex.join(args))
-endef
-define PIP_PRUNE
-import re, subprocess, sys
-from importlib.metadata import distributions
-norm = lambda name: re.sub(r"[-_.]+", "-", name).lower()
-wanted = {norm(m.group(1)) for line in open("requirements.txt")
-          if (m := re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==", line))}
-wanted |= {"pip", "setuptools", "seqmodels"}  # the installer itself, and the package (-e ./code)
-extra = sorted({norm(d.metadata["Name"]) for d in distributions()} - wanted)
-if extra:
-    print("removing what requirements.txt no longer lists:", " ".join(extra))
-    subprocess.run([sys.executable, "-m", "pip", "uninstall", "--yes", "--quiet", *extra], check=True)
-endef
-export PIP_TO_UV PIP_PRUNE
-$(STAMP): requirements.txt code/pyproject.toml
+TOOLS      := code/seqbook/tools
+$(STAMP): requirements.txt code/pyproject.toml $(TOOLS)/pip_to_uv.py $(TOOLS)/pip_prune.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@pinned() { case "$$($$1 --version 2>/dev/null)" in "uv $(UV_VERSION) "*|"uv $(UV_VERSION)") return 0;; esac; return 1; }; \
-	 uvargs=$$($(BIN)/python -c "$$PIP_TO_UV"); \
+	 uvargs=$$($(BIN)/python $(TOOLS)/pip_to_uv.py); \
 	 if   test -n "$(NO_UV)";           then uv=; \
 	 elif pinned $(BIN)/uv;             then uv=$(BIN)/uv; \
 	 elif pinned uv;                    then uv=uv; \
@@ -85,7 +53,7 @@ $(STAMP): requirements.txt code/pyproject.toml
 	     echo "synced .venv to requirements.txt with $$($$uv --version)$${uvargs:+ (pip's configuration: $$uvargs)}"; \
 	 else \
 	     echo "installing requirements.txt with pip ($(if $(NO_UV),NO_UV is set,uv $(UV_VERSION) unavailable or failed))"; \
-	     $(PIP) install --quiet --no-deps -r requirements.txt && $(BIN)/python -c "$$PIP_PRUNE"; \
+	     $(PIP) install --quiet --no-deps -r requirements.txt && $(BIN)/python $(TOOLS)/pip_prune.py requirements.txt; \
 	 fi
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (seqmodels)" >/dev/null
 	@touch $@
@@ -97,11 +65,21 @@ doctest: $(STAMP)
 	PYTHONHASHSEED=0 $(BIN)/python -m pytest -q $(DOCTEST_FLAGS) tests/test_book_doctests.py code/seqmodels code/seqbook
 	PYTHONHASHSEED=4242 $(BIN)/python -m pytest -q $(DOCTEST_FLAGS) tests/test_book_doctests.py code/seqmodels code/seqbook
 
+# The fast loop, no build: unit, gradient, property and doctests (every page in book/, every
+# docstring in code/), one hash seed. Tests marked site, browser or build (tests/conftest.py) are
+# deselected; the build folder is an empty scratch one and SEQMODELS_CHECK=1 refuses Sphinx builds,
+# so a test that reads the site or builds without its marker fails here. Meant to take under two minutes on 2 cores.
+CHECK_MARKERS = not site and not browser and not build
+check: $(STAMP)
+	@scratch=$$(mktemp -d); trap 'rm -rf "$$scratch"' EXIT; \
+	 SEQMODELS_BUILDDIR=$$scratch SEQMODELS_CHECK=1 PYTHONHASHSEED=0 $(BIN)/python -m pytest -q --strict-markers --durations=5 \
+	   -m "$(CHECK_MARKERS)" $(DOCTEST_FLAGS) tests code/seqmodels code/seqbook
+
 # Everything: build the site (tests read it), then unit, gradient, property, doctest and site tests;
 # the run ends with its ten slowest tests, and says how many browser tests did not run, if any.
 test: html
 	PYTHONHASHSEED=4242 $(BIN)/python -m pytest -q $(DOCTEST_FLAGS) tests/test_book_doctests.py code/seqmodels code/seqbook
-	PYTHONHASHSEED=0 $(BIN)/python -m pytest --durations=10 $(DOCTEST_FLAGS) tests code/seqmodels code/seqbook
+	PYTHONHASHSEED=0 $(BIN)/python -m pytest --strict-markers --durations=10 $(DOCTEST_FLAGS) tests code/seqmodels code/seqbook
 
 serve:
 	@test -f $(BUILDDIR)/html/index.html || { echo "no site yet: run 'make html' first"; exit 1; }
@@ -117,20 +95,21 @@ clean-all:
 
 # Build, kernel and page-weight benchmark, written into README.md's generated blocks (the only verb
 # that writes the README); the build below is timed as part of it. REPEATS: runs of each cheap build
-# case. Meant to take at most 10 minutes on 2 cores; it prints each section's budget. See tests/bench.
+# case. Meant to take at most 10 minutes on 2 cores; it prints each section's budget. See
+# code/seqbook/tools/bench.py.
 bench: $(STAMP)
 	start=$$(date +%s); $(SPHINXBUILD) && \
-	 $(BIN)/python tests/bench/run.py --repeats $(or $(REPEATS),3) --started $$start --write-readme README.md
+	 $(BIN)/python -m seqbook.tools.bench --repeats $(or $(REPEATS),3) --started $$start --write-readme README.md
 
 # Only bench's kernel sections (numpy kernels; PyTorch where the Python running them has torch),
 # no build, never writes the README. torch does not belong in .venv: BENCH_PYTHON=/path/to/venv/bin/python
 # runs them from another environment, with this checkout's code/ on PYTHONPATH.
 BENCH_PYTHON ?= $(BIN)/python
 bench-kernels: $(STAMP)
-	PYTHONPATH=$(CURDIR)/code $(BENCH_PYTHON) tests/bench/run.py --kernels-only --repeats $(or $(REPEATS),10)
+	PYTHONPATH=$(CURDIR)/code $(BENCH_PYTHON) -m seqbook.tools.bench --kernels-only --repeats $(or $(REPEATS),10)
 
 # Every chapter executed under three or more OpenBLAS kernels (OPENBLAS_CORETYPE) besides the one
 # the main build ran on, whose outputs are the base (built first, as `make html`: in CI, a no-op);
-# fails on any error, reports how many glued values differ. See tests/portability.py.
+# fails on any error, reports how many glued values differ. See code/seqbook/tools/portability.py.
 portability: html
-	$(BIN)/python tests/portability.py --jobs $(or $(JOBS),2)
+	$(BIN)/python -m seqbook.tools.portability --jobs $(or $(JOBS),2)

@@ -4,7 +4,6 @@ run that section once, with one repeat, and the bookkeeping around it: which mod
 timings edit, how the README's generated blocks are replaced, and that the README holds no
 measurement outside them. They check that the benchmark can run and reports what it says, never
 how fast anything is, and build nothing."""
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -16,9 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "tests" / "bench" / "run.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    """The benchmark, ``code/seqbook/tools/bench.py`` (`make bench` runs it with ``-m``)."""
+    from seqbook.tools import bench as module
+
     return module
 
 
@@ -79,11 +78,11 @@ def test_reference_section_runs_or_says_why_not(bench, reference):
 
 
 def test_kernels_only_writes_the_kernel_sections(bench, kernel_rows, reference, monkeypatch, tmp_path, capsys):
-    """`run.py --kernels-only`: no build; the kernel sections' markdown printed and written."""
+    """`python -m seqbook.tools.bench --kernels-only`: no build; the kernel sections' markdown printed and written."""
     monkeypatch.setattr(bench, "kernels", lambda repeats: kernel_rows)
     monkeypatch.setattr(bench, "reference", lambda repeats: reference)
     monkeypatch.setattr(bench, "build_timings", None)  # must not be called
-    monkeypatch.setattr("sys.argv", ["run.py", "--kernels-only", "--repeats", "1", "--out", str(tmp_path)])
+    monkeypatch.setattr("sys.argv", ["bench", "--kernels-only", "--repeats", "1", "--out", str(tmp_path)])
     bench.main()
     printed = capsys.readouterr().out
     written = (tmp_path / "bench" / "kernels.md").read_text()
@@ -93,7 +92,7 @@ def test_kernels_only_writes_the_kernel_sections(bench, kernel_rows, reference, 
 
 
 def test_kernels_only_never_writes_the_readme(bench, monkeypatch, tmp_path):
-    monkeypatch.setattr("sys.argv", ["run.py", "--kernels-only", "--write-readme", str(tmp_path / "README.md")])
+    monkeypatch.setattr("sys.argv", ["bench", "--kernels-only", "--write-readme", str(tmp_path / "README.md")])
     with pytest.raises(SystemExit):
         bench.main()
 

@@ -1,4 +1,4 @@
-"""tests/browser_path.py finds a user's browser, and a run without one says so at its end."""
+"""seqbook.tools.browser_path finds a user's browser, and a run without one says so at its end."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-import browser_path
+from seqbook.tools import browser_path
 
 
 def test_the_variable_wins_and_a_wrong_one_is_an_error(tmp_path, monkeypatch):

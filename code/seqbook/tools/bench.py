@@ -8,7 +8,7 @@ cache) is the state that the warm rebuilds, the prose and code-cell edits of one
 edits in code/ then rebuild, in that order. Each case runs as often as its spread and cost allow:
 the expensive ones (cold build, code-cell edit, edits in code/, the floor) once, the cheap ones
 (warm rebuild, prose edit) ``--repeats`` times (default 3), every run reported. Every build runs
-with ``-W -n``, so a build that fails stops the benchmark instead of being timed. The two modules edited in code/ are chosen by conf.py's own dependency scan:
+with ``-W -n``, so a build that fails stops the benchmark instead of being timed. The two modules edited in code/ are chosen by the build's own dependency scan:
 one that only the edited chapter imports, and the one that the most chapters import short of all
 of them; the scan also says how many notebooks each edit must re-execute.
 
@@ -28,7 +28,7 @@ Then the numpy kernels, on one BLAS thread: tokens per second of the readable re
 and attention; and, where torch can be imported, the RNN and LSTM against torch.nn.RNN / nn.LSTM
 with the same weights (differences of outputs and gradients, time ratios numpy / PyTorch, one
 thread on both sides, torch default against numpy on one BLAS thread, and both defaults). Last,
-the page weight of the site `make html` built (headless Chromium, tests/browser_path.py).
+the page weight of the site `make html` built (headless Chromium, found by seqbook.tools.browser_path).
 
 Each section has a time budget (:data:`BUDGET_S`, printed at the start, and against what it took at
 the end); the whole of `make bench` is meant to stay within :data:`TARGETS` ``"bench_s"``.
@@ -42,7 +42,7 @@ written.
 Only the kernel sections, without building anything (``make bench-kernels``; never writes the
 README)::
 
-    .venv/bin/python tests/bench/run.py --kernels-only [--repeats 10]
+    .venv/bin/python -m seqbook.tools.bench --kernels-only [--repeats 10]
 
 writes ``BUILDDIR/bench/kernels.md`` and ``kernels.json`` and prints the markdown. torch is not a
 requirement of the book and must not be installed into .venv; for the PyTorch section run the same
@@ -50,7 +50,7 @@ command from a separate environment with the package's code on the path::
 
     python3 -m venv /tmp/torchvenv
     /tmp/torchvenv/bin/pip install torch==2.13.0 numpy==2.4.6 threadpoolctl==3.8.0 matplotlib==3.11.2
-    PYTHONPATH=code /tmp/torchvenv/bin/python tests/bench/run.py --kernels-only
+    PYTHONPATH=code /tmp/torchvenv/bin/python -m seqbook.tools.bench --kernels-only
     # or: make bench-kernels BENCH_PYTHON=/tmp/torchvenv/bin/python
 """
 
@@ -69,7 +69,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]  # the repository: code/seqbook/tools/bench.py
 PY = sys.executable
 
 #: Seconds each section of `make bench` is planned to take on a 2-core machine; printed, and
@@ -193,9 +193,26 @@ def cache_records(copy: Path, builddir: str) -> dict[int, tuple[str, float]]:
 
 
 def chapter_modules(root: Path = ROOT) -> dict[str, set[str]]:
-    """conf.py's own dependency scan: for every page of ``root/book`` with code cells, the files of
-    seqmodels its cells can execute (``{"rnn": {"__init__.py", "rnn.py", ...}, ...}``); an edit of one
-    of them re-executes the page."""
+    """The build's own dependency scan: for every page of ``root/book`` with code cells, the files of
+    seqmodels its cells can execute, as paths below ``code/seqmodels/`` (``{"rnn": {"__init__.py",
+    "rnn.py", ...}, ...}``); an edit of one of them re-executes the page. The scan is
+    ``seqbook.cachekeys.chapter_dependencies`` where the build's extension has it, else the one in
+    ``root/conf.py``."""
+    package = root / "code" / "seqmodels"
+    try:
+        from seqbook.cachekeys import chapter_dependencies
+
+        def scan(text: str) -> list[Path]:
+            return chapter_dependencies(text, package)
+    except ImportError:  # the scan still lives in conf.py
+        scan = _conf_scan(root)
+    return {page.stem: {p.relative_to(package).as_posix() for p in scan(page.read_text())}
+            for page in sorted((root / "book").glob("*.md")) if "{code-cell}" in page.read_text()}
+
+
+def _conf_scan(root: Path):
+    """``conf.chapter_dependencies`` of ``root/conf.py``, imported with the execution cache it
+    prepares on import sent to a temporary folder."""
     import importlib.util
 
     saved = os.environ.get("SEQMODELS_BUILDDIR")
@@ -210,8 +227,7 @@ def chapter_modules(root: Path = ROOT) -> dict[str, set[str]]:
                 del os.environ["SEQMODELS_BUILDDIR"]
             else:
                 os.environ["SEQMODELS_BUILDDIR"] = saved
-    return {page.stem: {p.name for p in conf.chapter_dependencies(page.read_text())}
-            for page in sorted((root / "book").glob("*.md")) if "{code-cell}" in page.read_text()}
+    return conf.chapter_dependencies
 
 
 def importers(deps: dict[str, set[str]]) -> dict[str, list[str]]:
@@ -288,9 +304,9 @@ def build_timings(repeats: int, chapter: str, modules: list[str] | None = None) 
         at = re.search(r"```\{code-cell\} ipython3\n(?![:-])", text).end()
         page.write_text(text[:at] + "_bench = 0\n" + text[at:])
         run(f"code-cell edit of {chapter}.md", 1, note=chapter)
-        for module in modules:  # a comment added to one module re-executes the pages that execute it
+        for module in modules:  # a line of code added to one module re-executes the pages that execute it
             with (copy / "code" / "seqmodels" / module).open("a") as f:
-                f.write("\n# benchmark edit\n")
+                f.write("\n_bench_edit = 0\n")  # code, not a comment: the cache keys may ignore comments
             run(f"edit in code/seqmodels/{module}", len(users[module]), note=", ".join(users[module]))
         # The floor: everything but execution, a build into a new folder given the cache's records.
         shutil.copytree(copy / "_b" / ".jupyter_cache", copy / "_f" / ".jupyter_cache")
@@ -611,8 +627,7 @@ def page_weight(site: Path) -> list[dict]:
         def log_message(self, *args):
             pass
 
-    sys.path.insert(0, str(ROOT / "tests"))
-    from browser_path import find_browser, missing_message
+    from seqbook.tools.browser_path import find_browser, missing_message
 
     executable = find_browser()
     if executable is None:
@@ -734,7 +749,7 @@ def markdown_summary(report: dict) -> str:
     out += [f"| **total** | **{total:.0f}** | {sum(BUDGET_S.values())} |", "",
             f"Target: `make bench` within {TARGETS['bench_s']} s on this machine: {met(total <= TARGETS['bench_s'])}."
             + ("" if "make html" in sections else
-               " (The `make html` that `make bench` starts with was not timed: run.py was started by hand.)")]
+               " (The `make html` that `make bench` starts with was not timed: the benchmark was started by hand.)")]
     return "\n".join(out) + "\n"
 
 
@@ -860,7 +875,7 @@ def main() -> None:
             parser.error("--kernels-only never writes the README (only `make bench` does)")
         repeats = args.repeats or KERNEL_REPEATS
         report = {"machine": machine(), "date": time.strftime("%Y-%m-%d"),
-                  "command": f"tests/bench/run.py --kernels-only (repeats={repeats})",
+                  "command": f"python -m seqbook.tools.bench --kernels-only (repeats={repeats})",
                   "kernels": kernels(repeats), "reference": reference(repeats)}
         out.mkdir(parents=True, exist_ok=True)
         (out / "kernels.json").write_text(json.dumps(report, indent=2) + "\n")

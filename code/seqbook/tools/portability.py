@@ -5,7 +5,7 @@ the CPU, and ``OPENBLAS_CORETYPE`` overrides the choice; different kernels sum i
 and so round differently in the last bits. Every chapter must execute, and every ``assert`` in it
 hold, under each. ``make portability`` runs this script::
 
-    python tests/portability.py [--kernels Haswell,Zen,...] [--jobs 2] [--min-kernels 3]
+    python -m seqbook.tools.portability [--kernels Haswell,Zen,...] [--jobs 2] [--min-kernels 3]
 
 1. The base is the main build (``make portability`` builds it first, as ``make html``; a build
    runs every chapter on one kernel, which its status page names): the values each chapter glued,
@@ -50,7 +50,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]  # the repository: code/seqbook/tools/portability.py
 BOOK = ROOT / "book"
 BUILDDIR = Path(os.environ.get("SEQMODELS_BUILDDIR", ROOT / "_build"))
 # The kernels most readers' machines pick, newest first: AVX-512 servers, AVX2 Intel, AMD Zen,
@@ -277,9 +277,9 @@ def main_build(names: list[str]) -> tuple[dict | None, str, str]:
 
 def build_seconds() -> dict[str, float]:
     """How long each chapter took to execute in the main build, to start the longest jobs first:
-    the execution cache's records as ``make bench`` reads them (``bench/run.py``'s
+    the execution cache's records as ``make bench`` reads them (``seqbook.tools.bench``'s
     ``cache_records``); empty when there is no cache or it cannot be read (only an estimate)."""
-    from bench.run import cache_records
+    from seqbook.tools.bench import cache_records
 
     try:
         records = cache_records(BUILDDIR.parent, BUILDDIR.name)
