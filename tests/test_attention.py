@@ -1,4 +1,4 @@
-"""seqmodels.attention: softmax rows, causal mask, stability, gradients, the KV cache, bad input."""
+"""seqmodels.models.attention: softmax rows, causal mask, stability, gradients, the KV cache, bad input."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from gradcheck import numerical_gradient, relative_error
-from seqmodels.attention import (KVCache, attention_stack, attention_stack_backward, causal_mask, decode, decode_flops, decode_step,
+from seqmodels.models.attention import (KVCache, attention_stack, attention_stack_backward, causal_mask, decode, decode_flops, decode_step,
                                  decode_step_without_cache, generate,
                                  init_attention, multi_head_attention, self_attention,
                                  self_attention_backward, sinusoidal_positions, softmax)
@@ -172,7 +172,7 @@ def test_cache_memory_grows_linearly():
     rng = np.random.default_rng(9)
     layers = [init_attention(4, 2, 4, rng) for _ in range(3)]
     sizes = []
-    from seqmodels.attention import decode_step
+    from seqmodels.models.attention import decode_step
     kv = KVCache.empty(layers, capacity=1)
     for t in range(10):
         decode_step(rng.normal(size=4), layers, kv)

@@ -30,14 +30,24 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import seqmodels  # noqa: E402
-from seqmodels import tables  # noqa: E402
-from seqmodels import (attention, birnn, blocks, capacity, charlm, comparison, complexity, corpus,  # noqa: E402
-                       delay, diagrams, explore, gradient_paths, lstm, numeric, optim, plotting, pretrained, probe,
-                       projection, rnn, senses, serving, timing, train, vectors, word2vec)
-from seqmodels import bilm, bilm_train, elmo  # noqa: E402
-from seqmodels import ablation, agreement, cell_diagram, gru, recurrent, stacked  # noqa: E402
-from seqmodels import contextuality  # noqa: E402
-from seqmodels import offsets, pmi  # noqa: E402
+from seqmodels.display import tables  # noqa: E402
+from seqmodels.models import attention, birnn, blocks, charlm, lstm, pretrained, rnn, word2vec  # noqa: E402
+from seqmodels.experiments.bottlenecks import capacity, comparison, complexity, gradient_paths  # noqa: E402
+from seqmodels.datasets import corpus, senses  # noqa: E402
+from seqmodels.experiments.lstm import delay  # noqa: E402
+from seqmodels.display import diagrams, explore, plotting  # noqa: E402
+from seqmodels.common import numeric, optim, probe, projection, vectors  # noqa: E402
+from seqmodels.experiments.production import serving, timing  # noqa: E402
+from seqmodels.training import train  # noqa: E402
+from seqmodels.models import bilm, elmo  # noqa: E402
+from seqmodels.training import bilm_train  # noqa: E402
+from seqmodels.experiments.lstm import ablation, agreement  # noqa: E402
+from seqmodels.display import cell_diagram  # noqa: E402
+from seqmodels.models import gru  # noqa: E402
+from seqmodels.kernels import recurrent  # noqa: E402
+from seqmodels.training import pack  # noqa: E402
+from seqmodels.experiments.pretrained import contextuality  # noqa: E402
+from seqmodels.experiments.embeddings import offsets, pmi  # noqa: E402
 
 NAN, INF = float("nan"), float("inf")
 TIME_LIMIT = 30  # seconds per case; every case should fail in well under one
@@ -47,19 +57,20 @@ def public_callables() -> dict[str, object]:
     """``"module.name"`` (and ``"module.Class.method"``) -> object, for everything public that
     a module of seqmodels defines itself (re-exported names belong to the module defining them)."""
     found = {}
-    for info in pkgutil.iter_modules(seqmodels.__path__):
-        if info.name.startswith("_"):
+    for info in pkgutil.walk_packages(seqmodels.__path__, "seqmodels."):
+        leaf = info.name.rpartition(".")[2]  # module names are unique across the subpackages
+        if info.ispkg or any(part.startswith("_") for part in info.name.split(".")):
             continue
-        module = importlib.import_module(f"seqmodels.{info.name}")
+        module = importlib.import_module(info.name)
         for name, obj in vars(module).items():
             if name.startswith("_") or not callable(obj) or getattr(obj, "__module__", None) != module.__name__:
                 continue
-            found[f"{info.name}.{name}"] = obj
+            found[f"{leaf}.{name}"] = obj
             if inspect.isclass(obj):
                 for attr, member in vars(obj).items():
                     if not attr.startswith("_") and (inspect.isfunction(member)
                                                      or isinstance(member, (classmethod, staticmethod))):
-                        found[f"{info.name}.{name}.{attr}"] = getattr(obj, attr)
+                        found[f"{leaf}.{name}.{attr}"] = getattr(obj, attr)
     return found
 
 
@@ -99,13 +110,13 @@ NO_INPUT = {
     "delay.ArmsResult.solved_table": "takes no arguments",
     "delay.ArmsResult.steps_table": "takes no arguments",
     "delay.ArmsResult.ran": "takes no arguments",
-    "stacked.StackRun": "record returned by train_arms",
-    "stacked.StepsToSolve": "mixin of the experiments' result records (no __init__ of its own)",
-    "stacked.StepsToSolve.median_steps_to_solve": "takes no arguments",
-    "stacked.StepsToSolve.n_censored": "takes no arguments",
+    "pack.PackRun": "record returned by train_arms",
+    "pack.StepsToSolve": "mixin of the experiments' result records (no __init__ of its own)",
+    "pack.StepsToSolve.median_steps_to_solve": "takes no arguments",
+    "pack.StepsToSolve.n_censored": "takes no arguments",
     "recurrent.Pass": "record returned by recurrent.forward",
     "recurrent.Pass.h_last": "takes no arguments",
-    "stacked.Arm.cell": "takes no arguments",
+    "pack.Arm.cell": "takes no arguments",
     "explore.State": "record made by explorable",
     "explore.Explorable": "record returned by explorable",
     "explore.Explorable.html": "takes no arguments",
@@ -119,7 +130,7 @@ ATT = attention.init_attention(4, 4, 4, 0)
 E5, W_UN = np.random.default_rng(1).normal(size=(5, 4)), np.random.default_rng(2).normal(size=(4, 5))
 BILM = bilm.init_bilm(6, bilm.BiLMConfig(d_embed=3, d_hidden=4), 0)
 IDS = np.array([0, 3, 2, 1])
-_SEEDS = {k: np.stack([v, v]) for k, v in BILM.items()}  # two biLMs stacked (seeds_loss_and_grads)
+_SEEDS = {k: np.stack([v, v]) for k, v in BILM.items()}  # two biLMs packed (seeds_loss_and_grads)
 EMB = vectors.WordVectors(["cat", "kitten", "car", "Paris"],
                           np.array([[1.0, 0.1], [0.9, 0.2], [0.0, 1.0], [0.5, 0.5]]))
 VOCAB = word2vec.build_vocabulary([["a", "b", "a", "c"]], min_count=1)
@@ -190,14 +201,14 @@ case("numeric.sigmoid", "NaN", "z", lambda: numeric.sigmoid([0.0, NAN]))
 case("numeric.sigmoid_from_tanh", "a list", "t", lambda: numeric.sigmoid_from_tanh([0.5]))
 case("numeric.sigmoid_of_half", "integers", "a", lambda: numeric.sigmoid_of_half(np.arange(3)))
 case("numeric.softmax_", "a list", "s", lambda: numeric.softmax_([0.0, 1.0]))
-case("numeric.stacked_cross_entropy", "2-D logits", "logits", lambda: numeric.stacked_cross_entropy(np.zeros((2, 3)), [0, 1]))
-case("numeric.stacked_cross_entropy", "label out of range", "labels",
-     lambda: numeric.stacked_cross_entropy(np.zeros((1, 2, 3)), [0, 3]))
-case("numeric.stacked_cross_entropy", "labels of another length", "labels",
-     lambda: numeric.stacked_cross_entropy(np.zeros((1, 2, 3)), [0]))
-case("numeric.stacked_cross_entropy", "NaN logits", "logits",
-     lambda: numeric.stacked_cross_entropy(np.full((1, 2, 3), NAN), [0, 1]))
-case("numeric.stacked_cross_entropy_", "2-D logits", "logits", lambda: numeric.stacked_cross_entropy_(np.zeros((2, 3)), np.zeros(2, int)))
+case("numeric.packed_cross_entropy", "2-D logits", "logits", lambda: numeric.packed_cross_entropy(np.zeros((2, 3)), [0, 1]))
+case("numeric.packed_cross_entropy", "label out of range", "labels",
+     lambda: numeric.packed_cross_entropy(np.zeros((1, 2, 3)), [0, 3]))
+case("numeric.packed_cross_entropy", "labels of another length", "labels",
+     lambda: numeric.packed_cross_entropy(np.zeros((1, 2, 3)), [0]))
+case("numeric.packed_cross_entropy", "NaN logits", "logits",
+     lambda: numeric.packed_cross_entropy(np.full((1, 2, 3), NAN), [0, 1]))
+case("numeric.packed_cross_entropy_", "2-D logits", "logits", lambda: numeric.packed_cross_entropy_(np.zeros((2, 3)), np.zeros(2, int)))
 case("numeric.workspace", "zero bytes", "max_bytes", lambda: numeric.workspace(0))
 case("numeric.workspace", "a string", "max_bytes", lambda: numeric.workspace("1"))
 case("numeric.sigmoid", "object dtype", "z", lambda: numeric.sigmoid(np.array([1, "a"], dtype=object)))
@@ -435,7 +446,7 @@ case("bilm.direction_states", "unknown direction", "direction",
      lambda: bilm.direction_states(BILM, "up", IDS))
 case("bilm.direction_states", "empty ids", "ids", lambda: bilm.direction_states(BILM, "fwd", np.zeros(0, int)))
 case("bilm.direction_states", "id beyond vocab", "ids", lambda: bilm.direction_states(BILM, "bwd", [6]))
-case("bilm.seeds_loss_and_grads", "unstacked params", "P['E']", lambda: bilm.seeds_loss_and_grads(BILM, IDS[:, None, None]))
+case("bilm.seeds_loss_and_grads", "params without a seeds axis", "P['E']", lambda: bilm.seeds_loss_and_grads(BILM, IDS[:, None, None]))
 case("bilm.seeds_loss_and_grads", "ids for another number of seeds", "ids",
      lambda: bilm.seeds_loss_and_grads(_SEEDS, np.zeros((3, 3, 1), int)))
 case("bilm.seeds_loss_and_grads", "2-D ids", "ids", lambda: bilm.seeds_loss_and_grads(_SEEDS, np.zeros((3, 2), int)))
@@ -1339,86 +1350,86 @@ case("gru.gru_backward", "inf b", "b", lambda: gru.gru_backward(_GX, np.zeros(2)
 case("numeric.sigmoid_unchecked", "a list, not an array", "z", lambda: numeric.sigmoid_unchecked([0.0, 1.0]))
 case("numeric.sigmoid_unchecked", "an integer array", "z", lambda: numeric.sigmoid_unchecked(np.arange(3)))
 case("train.gru_cell", "update_bias NaN", "update_bias", lambda: train.gru_cell(NAN))
-_ARM = stacked.Arm("LSTM", "lstm", 2, 3.0)
+_ARM = pack.Arm("LSTM", "lstm", 2, 3.0)
 _TASK = delay.DelayTask()
-_STACK = stacked.init_stack(_ARM, _TASK.d_in, _TASK.n_symbols, (0, 1))
+_PACK = pack.init_pack(_ARM, _TASK.d_in, _TASK.n_symbols, (0, 1))
 _DX, _DY = _TASK.sample(np.random.default_rng(0), 3, 2)
-case("stacked.Arm", "unknown kind", "kind", lambda: stacked.Arm("x", "lstmx"))
-case("stacked.Arm", "d_hidden 0", "d_hidden", lambda: stacked.Arm("x", "rnn", 0))
-case("stacked.Arm", "option NaN", "option", lambda: stacked.Arm("x", "gru", 4, NAN))
-case("stacked.Arm.n_params", "d_in 0", "d_in", lambda: _ARM.n_params(0, 4))
-case("stacked.init_stack", "no seeds", "seeds", lambda: stacked.init_stack(_ARM, 9, 4, ()))
-case("stacked.init_stack", "n_classes 0", "n_classes", lambda: stacked.init_stack(_ARM, 9, 0, (0,)))
-case("stacked.unstack", "k beyond the stack", "k", lambda: stacked.unstack(_STACK, 2))
-case("stacked.unstack", "k 1.5", "k", lambda: stacked.unstack(_STACK, 1.5))
-case("stacked.stack_logits", "unknown kind", "kind", lambda: stacked.stack_logits("cnn", _STACK, _DX))
-case("stacked.stack_logits", "xs of the wrong width", "xs", lambda: stacked.stack_logits("lstm", _STACK, _DX[..., :4]))
-case("stacked.stack_logits", "NaN xs", "xs", lambda: stacked.stack_logits("lstm", _STACK, _DX * NAN))
-case("stacked.stack_loss_and_grads", "label out of range", "labels",
-     lambda: stacked.stack_loss_and_grads("lstm", _STACK, _DX, np.array([0, 1, 7])))
-case("stacked.stack_loss_and_grads", "params without W_out", "W_out",
-     lambda: stacked.stack_loss_and_grads("lstm", {k: v for k, v in _STACK.items() if k != "W_out"}, _DX, _DY),
+case("pack.Arm", "unknown kind", "kind", lambda: pack.Arm("x", "lstmx"))
+case("pack.Arm", "d_hidden 0", "d_hidden", lambda: pack.Arm("x", "rnn", 0))
+case("pack.Arm", "option NaN", "option", lambda: pack.Arm("x", "gru", 4, NAN))
+case("pack.Arm.n_params", "d_in 0", "d_in", lambda: _ARM.n_params(0, 4))
+case("pack.init_pack", "no seeds", "seeds", lambda: pack.init_pack(_ARM, 9, 4, ()))
+case("pack.init_pack", "n_classes 0", "n_classes", lambda: pack.init_pack(_ARM, 9, 0, (0,)))
+case("pack.unpack", "k beyond the pack", "k", lambda: pack.unpack(_PACK, 2))
+case("pack.unpack", "k 1.5", "k", lambda: pack.unpack(_PACK, 1.5))
+case("pack.pack_logits", "unknown kind", "kind", lambda: pack.pack_logits("cnn", _PACK, _DX))
+case("pack.pack_logits", "xs of the wrong width", "xs", lambda: pack.pack_logits("lstm", _PACK, _DX[..., :4]))
+case("pack.pack_logits", "NaN xs", "xs", lambda: pack.pack_logits("lstm", _PACK, _DX * NAN))
+case("pack.pack_loss_and_grads", "label out of range", "labels",
+     lambda: pack.pack_loss_and_grads("lstm", _PACK, _DX, np.array([0, 1, 7])))
+case("pack.pack_loss_and_grads", "params without W_out", "W_out",
+     lambda: pack.pack_loss_and_grads("lstm", {k: v for k, v in _PACK.items() if k != "W_out"}, _DX, _DY),
      KeyError)
-case("stacked.train_arms", "no arms", "arms",
-     lambda: stacked.train_arms([], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,)))
-case("stacked.train_arms", "arm_steps of an unknown arm", "arm_steps",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), train.TrainConfig(steps=4),
+case("pack.train_arms", "no arms", "arms",
+     lambda: pack.train_arms([], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,)))
+case("pack.train_arms", "arm_steps of an unknown arm", "arm_steps",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), train.TrainConfig(steps=4),
                                 arm_steps={"GRU": 2}))
-case("stacked.train_arms", "arm_steps above config.steps", "arm_steps",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), train.TrainConfig(steps=4),
+case("pack.train_arms", "arm_steps above config.steps", "arm_steps",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), train.TrainConfig(steps=4),
                                 arm_steps={_ARM.name: 5}))
-case("stacked.train_arms", "arm_steps a list", "arm_steps",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), arm_steps=[2]))
-case("stacked.train_arms", "keep_params not a checkpoint", "keep_params",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), train.TrainConfig(steps=4),
+case("pack.train_arms", "arm_steps a list", "arm_steps",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), arm_steps=[2]))
+case("pack.train_arms", "keep_params not a checkpoint", "keep_params",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), train.TrainConfig(steps=4),
                                 test=_TASK.sample(np.random.default_rng(0), 5, 2), checkpoints=(2,), keep_params=(3,)))
-case("stacked.train_arms", "no seeds", "seeds",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, ()))
-case("stacked.train_arms", "checkpoints without a test set", "checkpoints",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
+case("pack.train_arms", "no seeds", "seeds",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, ()))
+case("pack.train_arms", "checkpoints without a test set", "checkpoints",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
                                 train.TrainConfig(steps=2), checkpoints=(1,)))
-case("stacked.train_arms", "solve xs of the wrong width", "solve",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
+case("pack.train_arms", "solve xs of the wrong width", "solve",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
                                 solve=(_DX[..., :4], _DY)))
-case("stacked.train_arms", "solve xs 2-D", "solve",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solve=(_DX[0], _DY)))
-case("stacked.train_arms", "solve labels out of range", "solve",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
+case("pack.train_arms", "solve xs 2-D", "solve",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solve=(_DX[0], _DY)))
+case("pack.train_arms", "solve labels out of range", "solve",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
                                 solve=(_DX, np.array([0, 1, 4]))))
-case("stacked.train_arms", "solve labels negative", "solve",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
+case("pack.train_arms", "solve labels negative", "solve",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
                                 solve=(_DX, np.array([0, -1, 2]))))
-case("stacked.train_arms", "solve labels of the wrong length", "solve",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solve=(_DX, _DY[:2])))
-case("stacked.train_arms", "solve labels floats", "solve",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
+case("pack.train_arms", "solve labels of the wrong length", "solve",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solve=(_DX, _DY[:2])))
+case("pack.train_arms", "solve labels floats", "solve",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
                                 solve=(_DX, _DY.astype(float))))
-case("stacked.train_arms", "solve NaN xs", "solve",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solve=(_DX * NAN, _DY)))
-case("stacked.train_arms", "solve a bare array", "solve",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solve=_DX))
-case("stacked.train_arms", "solve a list holding a triple", "solve",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
+case("pack.train_arms", "solve NaN xs", "solve",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solve=(_DX * NAN, _DY)))
+case("pack.train_arms", "solve a bare array", "solve",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solve=_DX))
+case("pack.train_arms", "solve a list holding a triple", "solve",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,),
                                 solve=[(_DX, _DY), (_DX, _DY, _DY)]))
-case("stacked.train_arms", "check_every 0", "check_every",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), check_every=0))
-case("stacked.train_arms", "solved_at 0", "solved_at",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solved_at=0.0))
-case("stacked.train_arms", "solved_at 1.5", "solved_at",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solved_at=1.5))
-case("stacked.train_arms", "solved_at NaN", "solved_at",
-     lambda: stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solved_at=NAN))
-case("stacked.median_steps_to_solve", "solved of another shape", "solved",
-     lambda: stacked.median_steps_to_solve([[25, 50]], [True, False]))
-case("stacked.median_steps_to_solve", "solved not bool", "solved", lambda: stacked.median_steps_to_solve([25, 50], [1, 0]))
-case("stacked.median_steps_to_solve", "NaN steps", "steps_to_solve",
-     lambda: stacked.median_steps_to_solve([25, NAN], [True, False]))
-case("stacked.median_steps_to_solve", "axis beyond the array", "axis",
-     lambda: stacked.median_steps_to_solve([25, 50], [True, False], axis=1))
-_RUNS = stacked.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), _TASK.d_in, _TASK.n_symbols, (0,),
+case("pack.train_arms", "check_every 0", "check_every",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), check_every=0))
+case("pack.train_arms", "solved_at 0", "solved_at",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solved_at=0.0))
+case("pack.train_arms", "solved_at 1.5", "solved_at",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solved_at=1.5))
+case("pack.train_arms", "solved_at NaN", "solved_at",
+     lambda: pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), 9, 4, (0,), solved_at=NAN))
+case("pack.median_steps_to_solve", "solved of another shape", "solved",
+     lambda: pack.median_steps_to_solve([[25, 50]], [True, False]))
+case("pack.median_steps_to_solve", "solved not bool", "solved", lambda: pack.median_steps_to_solve([25, 50], [1, 0]))
+case("pack.median_steps_to_solve", "NaN steps", "steps_to_solve",
+     lambda: pack.median_steps_to_solve([25, NAN], [True, False]))
+case("pack.median_steps_to_solve", "axis beyond the array", "axis",
+     lambda: pack.median_steps_to_solve([25, 50], [True, False], axis=1))
+_RUNS = pack.train_arms([_ARM], lambda rng, n: _TASK.sample(rng, n, 2), _TASK.d_in, _TASK.n_symbols, (0,),
                            train.TrainConfig(steps=1))
-case("stacked.stack_accuracy", "labels of the wrong length", "labels",
-     lambda: stacked.stack_accuracy(_RUNS["LSTM"], _DX, np.array([0, 1])))
+case("pack.pack_accuracy", "labels of the wrong length", "labels",
+     lambda: pack.pack_accuracy(_RUNS["LSTM"], _DX, np.array([0, 1])))
 case("delay.arms_experiment", "no budgets", "budgets", lambda: delay.arms_experiment([2], budgets=()))
 case("delay.arms_experiment", "a budget above config.steps", "budgets",
      lambda: delay.arms_experiment([2], budgets=(500,), config=train.TrainConfig(steps=10)))
@@ -1439,7 +1450,7 @@ case("delay.ArmsResult.combine", "parts of different seeds", "parts",
 case("delay.ArmsResult.index", "unknown arm", "name", lambda: _AR.index("GRU"), KeyError)
 case("delay.ArmsResult.up_to", "a budget not run", "budget", lambda: _AR.up_to(2))
 case("delay.ArmsResult.up_to", "weights not kept", "budget", lambda: dataclasses.replace(_AR, runs={2: {
-    "LSTM": stacked.StackRun(_ARM, (0,), {}, np.zeros((1, 1)), np.ones(1), {1: np.ones(1)})}}).up_to(1))
+    "LSTM": pack.PackRun(_ARM, (0,), {}, np.zeros((1, 1)), np.ones(1), {1: np.ones(1)})}}).up_to(1))
 case("delay.ArmsResult.up_to", "an arm not trained to it", "budget",
      lambda: dataclasses.replace(_AR, accuracy=np.full((1, 1, 1, 1), np.nan)).up_to(1))
 case("delay.ArmsResult.budget_table", "a delay not run", "delay", lambda: _AR.budget_table(3))
@@ -1624,7 +1635,7 @@ def test_the_walk_sees_a_new_function(monkeypatch):
     def brand_new(x):
         return x
 
-    brand_new.__module__ = "seqmodels.vectors"
+    brand_new.__module__ = "seqmodels.common.vectors"
     monkeypatch.setattr(vectors, "brand_new", brand_new, raising=False)
     assert "vectors.brand_new" in public_callables()
     assert "vectors.brand_new" not in {t for t, *_ in CASES}

@@ -1,4 +1,4 @@
-"""seqmodels.complexity, timing, gradient_paths, probe (ridge read-out), capacity (state probe) and comparison: graphs, counts, probes and experiments (deterministic parts), bad input."""
+"""seqmodels.experiments.bottlenecks.complexity, timing, gradient_paths, probe (ridge read-out), capacity (state probe) and comparison: graphs, counts, probes and experiments (deterministic parts), bad input."""
 
 from __future__ import annotations
 
@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from seqmodels.attention import init_attention, self_attention
-from seqmodels.comparison import comparison_table
-from seqmodels.complexity import MODELS, critical_path, dependency_graph, layer_flops, max_path_length
-from seqmodels.gradient_paths import DEPTH_ARMS, depth_arms, gradient_by_distance, token_uniformity
-from seqmodels.capacity import count_probe, count_r2, final_states, next_token_leak, positions_recovered, state_probe
-from seqmodels.probe import linear_probe
-from seqmodels.timing import (TIMING_PAGES, attention_split_times, best_time, kv_step_times, kv_total_times,
+from seqmodels.models.attention import init_attention, self_attention
+from seqmodels.experiments.bottlenecks.comparison import comparison_table
+from seqmodels.experiments.bottlenecks.complexity import MODELS, critical_path, dependency_graph, layer_flops, max_path_length
+from seqmodels.experiments.bottlenecks.gradient_paths import DEPTH_ARMS, depth_arms, gradient_by_distance, token_uniformity
+from seqmodels.experiments.bottlenecks.capacity import count_probe, count_r2, final_states, next_token_leak, positions_recovered, state_probe
+from seqmodels.common.probe import linear_probe
+from seqmodels.experiments.production.timing import (TIMING_PAGES, attention_split_times, best_time, kv_step_times, kv_total_times,
                               prefill_decode_times, recurrence_costs, sequential_timings)
-from seqmodels.lstm import init_lstm
-from seqmodels.rnn import init_rnn
+from seqmodels.models.lstm import init_lstm
+from seqmodels.models.rnn import init_rnn
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
 

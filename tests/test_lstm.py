@@ -1,4 +1,4 @@
-"""seqmodels.lstm: BPTT against finite differences, gate behaviour, properties and bad input."""
+"""seqmodels.models.lstm: BPTT against finite differences, gate behaviour, properties and bad input."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from gradcheck import numerical_gradient, relative_error
-from seqmodels.lstm import init_lstm, lstm_backward, lstm_backward_paths, lstm_forward, lstm_step
-from seqmodels.numeric import sigmoid
+from seqmodels.models.lstm import init_lstm, lstm_backward, lstm_backward_paths, lstm_forward, lstm_step
+from seqmodels.common.numeric import sigmoid
 
 
 def make_problem(seed, T, d_in, d_hidden, batch=None):

@@ -40,7 +40,7 @@ def test_no_module_imports_another_modules_private_names():
 def test_check_catches_a_private_import(tmp_path):
     """The scan above would see an offence if there were one."""
     bad = tmp_path / "bad.py"
-    bad.write_text("from .rnn import _forward\nfrom seqmodels._checks import as_rng\n")
+    bad.write_text("from .rnn import _forward\nfrom seqmodels.common._checks import as_rng\n")
     assert list(_imports(bad)) == [("rnn", ["_forward"]), ("_checks", ["as_rng"])]
 
 
@@ -88,7 +88,7 @@ def _own_primitives(tree) -> list[str]:
 
 
 def test_numerical_primitives_live_in_one_module():
-    """sigmoid, softmax, their logs and the cross-entropy are defined once, in seqmodels.numeric;
+    """sigmoid, softmax, their logs and the cross-entropy are defined once, in seqmodels.common.numeric;
     no other module computes one itself, and the models that need them import them from there."""
     names = {"sigmoid", "log_sigmoid", "softmax", "log_softmax", "softmax_cross_entropy"}
     defined = {(path.name, node.name) for path in PACKAGE.glob("*.py")
@@ -99,10 +99,10 @@ def test_numerical_primitives_live_in_one_module():
            for hits in [_own_primitives(ast.parse(path.read_text()))] if hits}
     assert not own, f"modules computing a sigmoid or softmax of their own: {own}"
     needs = {"recurrent": "sigmoid_of_half", "gru": "sigmoid_of_half", "lstm": "sigmoid_from_tanh",
-             "stacked": "stacked_cross_entropy_", "bilm": "stacked_cross_entropy_", "charlm": "softmax_cross_entropy", "pretrained": "softmax_"}
+             "stacked": "packed_cross_entropy_", "bilm": "packed_cross_entropy_", "charlm": "softmax_cross_entropy", "pretrained": "softmax_"}
     for module, name in needs.items():
         assert any(m == "numeric" and name in ns for m, ns in _imports(PACKAGE / f"{module}.py")), \
-            f"{module} does not import {name} from seqmodels.numeric"
+            f"{module} does not import {name} from seqmodels.common.numeric"
 
 
 def test_the_primitive_scan_sees_each_shape():

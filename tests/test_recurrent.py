@@ -1,4 +1,4 @@
-"""seqmodels.recurrent: the batched kernel computes what the readable references compute."""
+"""seqmodels.kernels.recurrent: the batched kernel computes what the readable references compute."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradcheck import numerical_gradient, relative_error
-from seqmodels import recurrent
-from seqmodels.gru import gru_backward, gru_forward, init_gru
-from seqmodels.lstm import init_lstm, lstm_backward, lstm_forward
-from seqmodels.rnn import init_rnn, rnn_backward, rnn_forward
+from seqmodels.kernels import recurrent
+from seqmodels.models.gru import gru_backward, gru_forward, init_gru
+from seqmodels.models.lstm import init_lstm, lstm_backward, lstm_forward
+from seqmodels.models.rnn import init_rnn, rnn_backward, rnn_forward
 
 SHAPES = [(1, 1, 1, 1, 1), (1, 3, 2, 2, 3), (5, 1, 1, 3, 2), (4, 3, 5, 2, 4), (7, 2, 3, 1, 5)]  # T, S, B, d_in, H
 

@@ -1,4 +1,4 @@
-"""seqmodels.train and seqmodels.delay: head and end-to-end gradients against finite differences,
+"""seqmodels.training.train and seqmodels.experiments.lstm.delay: head and end-to-end gradients against finite differences,
 optimiser and clipping properties, the delay task, and bad input."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from gradcheck import numerical_gradient, relative_error
-from seqmodels.delay import DelayResult, DelayTask, delay_experiment
-from seqmodels.numeric import softmax_cross_entropy
-from seqmodels.optim import Adam, clip_grad_norm
-from seqmodels.train import (LSTM, RNN, TrainConfig, accuracy, classifier_head, init_classifier, input_sensitivity,
+from seqmodels.experiments.lstm.delay import DelayResult, DelayTask, delay_experiment
+from seqmodels.common.numeric import softmax_cross_entropy
+from seqmodels.common.optim import Adam, clip_grad_norm
+from seqmodels.training.train import (LSTM, RNN, TrainConfig, accuracy, classifier_head, init_classifier, input_sensitivity,
                              loss_and_grads, lstm_cell, rnn_cell, train_classifier)
 
 
@@ -82,11 +82,11 @@ def test_input_sensitivity_matches_finite_difference_jacobian(cell):
 
 
 def test_path_sensitivity_splits_input_sensitivity_at_the_frozen_h_jacobian():
-    """seqmodels.gradient_paths.lstm_path_sensitivity: its "full" is input_sensitivity's, and its
+    """seqmodels.experiments.bottlenecks.gradient_paths.lstm_path_sensitivity: its "full" is input_sensitivity's, and its
     "cell path" is the norm of the finite-difference Jacobian of the model whose gates read
     h_{t-1} as a constant (the intact pass's values)."""
-    from seqmodels.ablation import lstm_forward_ablated
-    from seqmodels.gradient_paths import lstm_path_sensitivity
+    from seqmodels.experiments.lstm.ablation import lstm_forward_ablated
+    from seqmodels.experiments.bottlenecks.gradient_paths import lstm_path_sensitivity
     rng = np.random.default_rng(5)
     params = LSTM.init(2, 3, rng)
     params["b"][:3] = 2.0

@@ -7,62 +7,62 @@ private (``_``-prefixed) names.
 
 Models and their gradients:
 
-- ``seqmodels.rnn``: the vanilla recurrent network, forward and backpropagation through time.
-- ``seqmodels.lstm``: the LSTM cell (forget, input, candidate, output gates), forward and BPTT.
-- ``seqmodels.gru``: the gated recurrent unit (reset, update, candidate), forward and BPTT.
-- ``seqmodels.recurrent``: the batched kernel every experiment trains with: RNN, LSTM and GRU cells of
+- ``seqmodels.models.rnn``: the vanilla recurrent network, forward and backpropagation through time.
+- ``seqmodels.models.lstm``: the LSTM cell (forget, input, candidate, output gates), forward and BPTT.
+- ``seqmodels.models.gru``: the gated recurrent unit (reset, update, candidate), forward and BPTT.
+- ``seqmodels.kernels.recurrent``: the batched kernel every experiment trains with: RNN, LSTM and GRU cells of
   many models at once, forward and backward (tested against the three readable modules above).
-- ``seqmodels.ablation``: an LSTM run with gates clamped or its recurrent read replaced at chosen steps.
-- ``seqmodels.birnn``: the bidirectional LSTM, a forward and a backward LSTM side by side.
-- ``seqmodels.bilm``: the ELMo-style bidirectional language model, its loss and gradient.
-- ``seqmodels.bilm_train``: training biLMs, one seed or several as one batched model; early stopping.
-- ``seqmodels.elmo``: a token's static and contextual vectors from a biLM, and ELMo's mix of layers.
-- ``seqmodels.attention``: scaled dot-product and multi-head attention, stacks, KV-cache decoding.
-- ``seqmodels.pretrained``: all-MiniLM-L6-v2, a pretrained 6-layer Transformer encoder, run in numpy.
-- ``seqmodels.blocks``: layer normalisation, the feed-forward layer, post- and pre-LN causal blocks.
-- ``seqmodels.charlm``: a character-level RNN language model (truncated BPTT) and n-gram baselines.
+- ``seqmodels.experiments.lstm.ablation``: an LSTM run with gates clamped or its recurrent read replaced at chosen steps.
+- ``seqmodels.models.birnn``: the bidirectional LSTM, a forward and a backward LSTM side by side.
+- ``seqmodels.models.bilm``: the ELMo-style bidirectional language model, its loss and gradient.
+- ``seqmodels.training.bilm_train``: training biLMs, one seed or several as one batched model; early stopping.
+- ``seqmodels.models.elmo``: a token's static and contextual vectors from a biLM, and ELMo's mix of layers.
+- ``seqmodels.models.attention``: scaled dot-product and multi-head attention, stacks, KV-cache decoding.
+- ``seqmodels.models.pretrained``: all-MiniLM-L6-v2, a pretrained 6-layer Transformer encoder, run in numpy.
+- ``seqmodels.models.blocks``: layer normalisation, the feed-forward layer, post- and pre-LN causal blocks.
+- ``seqmodels.models.charlm``: a character-level RNN language model (truncated BPTT) and n-gram baselines.
 
 Words as vectors:
 
-- ``seqmodels.word2vec``: the word2vec vocabulary and the skip-gram negative-sampling trainer.
-- ``seqmodels.vectors``: one-hot codes, cosine similarity, nearest neighbours and analogies.
-- ``seqmodels.glove``: the pretrained GloVe 6B 50-d vectors, read from an installed wheel.
-- ``seqmodels.pmi``: SGNS as implicit shifted-PMI factorisation: pair counts as training draws them,
+- ``seqmodels.models.word2vec``: the word2vec vocabulary and the skip-gram negative-sampling trainer.
+- ``seqmodels.common.vectors``: one-hot codes, cosine similarity, nearest neighbours and analogies.
+- ``seqmodels.datasets.glove``: the pretrained GloVe 6B 50-d vectors, read from an installed wheel.
+- ``seqmodels.experiments.embeddings.pmi``: SGNS as implicit shifted-PMI factorisation: pair counts as training draws them,
   the optimum, and its comparison with trained scores once word frequency is taken out.
-- ``seqmodels.offsets``: relations as offsets between word vectors, against the same words mispaired.
-- ``seqmodels.corpus``: Wikipedia text and the analogy questions shipped in the gensim wheel.
-- ``seqmodels.senses``: the generated two-sense "bank" corpus of the bidirectional chapter.
+- ``seqmodels.experiments.embeddings.offsets``: relations as offsets between word vectors, against the same words mispaired.
+- ``seqmodels.datasets.corpus``: Wikipedia text and the analogy questions shipped in the gensim wheel.
+- ``seqmodels.datasets.senses``: the generated two-sense "bank" corpus of the bidirectional chapter.
 
 Shared machinery:
 
-- ``seqmodels.numeric``: stable sigmoid, log-sigmoid, softmax, log-softmax and cross-entropy; the
+- ``seqmodels.common.numeric``: stable sigmoid, log-sigmoid, softmax, log-softmax and cross-entropy; the
   gate nonlinearities and the in-place softmax of the inner loops.
-- ``seqmodels.optim``: gradient-norm clipping and the Adam optimiser.
-- ``seqmodels.train``: training any recurrent layer with a classifier head on its final state.
-- ``seqmodels.stacked``: many seeds of one recurrent classifier trained as a single stacked model.
-- ``seqmodels.projection``: PCA, for drawing high-dimensional vectors in 2-D.
-- ``seqmodels.plotting``: the book's matplotlib style.
-- ``seqmodels.cell_diagram``: drawings of the LSTM cell and the GRU cell in the chapter's symbols.
-- ``seqmodels.tables``: tabular results shown as HTML tables, with units and one format per column.
-- ``seqmodels.diagrams``: the skip-gram window and its pairs; unrolled recurrent networks (the three
+- ``seqmodels.common.optim``: gradient-norm clipping and the Adam optimiser.
+- ``seqmodels.training.train``: training any recurrent layer with a classifier head on its final state.
+- ``seqmodels.training.pack``: many seeds of one recurrent classifier trained as a single stacked model.
+- ``seqmodels.common.projection``: PCA, for drawing high-dimensional vectors in 2-D.
+- ``seqmodels.display.plotting``: the book's matplotlib style.
+- ``seqmodels.display.cell_diagram``: drawings of the LSTM cell and the GRU cell in the chapter's symbols.
+- ``seqmodels.display.tables``: tabular results shown as HTML tables, with units and one format per column.
+- ``seqmodels.display.diagrams``: the skip-gram window and its pairs; unrolled recurrent networks (the three
   shapes of use, shared weights).
-- ``seqmodels.explore``: figures a reader can explore, one pre-drawn SVG per setting of a slider or menu.
+- ``seqmodels.display.explore``: figures a reader can explore, one pre-drawn SVG per setting of a slider or menu.
 
 Experiments:
 
-- ``seqmodels.delay``: the delayed-recall task and the RNN-versus-LSTM memory experiment.
-- ``seqmodels.agreement``: subject-verb number agreement across distance and attractors.
-- ``seqmodels.complexity``: dependency graphs, sequential steps, path lengths and FLOP counts.
-- ``seqmodels.timing``: timing on one BLAS thread, the timed experiments and ``TIMING_PAGES``.
-- ``seqmodels.gradient_paths``: gradient norms by distance in time and by depth of a stack.
-- ``seqmodels.probe``: read-out probes: nearest centroid, logistic regression, scalar mix, ridge.
-- ``seqmodels.contextuality``: corrections for contextual cosines (baseline subtracted or rescaled,
+- ``seqmodels.experiments.lstm.delay``: the delayed-recall task and the RNN-versus-LSTM memory experiment.
+- ``seqmodels.experiments.lstm.agreement``: subject-verb number agreement across distance and attractors.
+- ``seqmodels.experiments.bottlenecks.complexity``: dependency graphs, sequential steps, path lengths and FLOP counts.
+- ``seqmodels.experiments.production.timing``: timing on one BLAS thread, the timed experiments and ``TIMING_PAGES``.
+- ``seqmodels.experiments.bottlenecks.gradient_paths``: gradient norms by distance in time and by depth of a stack.
+- ``seqmodels.common.probe``: read-out probes: nearest centroid, logistic regression, scalar mix, ridge.
+- ``seqmodels.experiments.pretrained.contextuality``: corrections for contextual cosines (baseline subtracted or rescaled,
   vectors centred or standardised), rogue-dimension contributions, a bootstrap over words.
-- ``seqmodels.capacity``: what a fixed-size state holds: reading earlier tokens back from a state.
-- ``seqmodels.comparison``: the five-model comparison table of the bottlenecks chapter.
-- ``seqmodels.serving``: published model shapes, KV-cache bytes, FLOPs and bytes per decoding step.
+- ``seqmodels.experiments.bottlenecks.capacity``: what a fixed-size state holds: reading earlier tokens back from a state.
+- ``seqmodels.experiments.bottlenecks.comparison``: the five-model comparison table of the bottlenecks chapter.
+- ``seqmodels.experiments.production.serving``: published model shapes, KV-cache bytes, FLOPs and bytes per decoding step.
 
-``seqmodels._checks`` (private) holds the input checks every module shares.
+``seqmodels.common._checks`` (private) holds the input checks every module shares.
 
 Conventions
 -----------
@@ -74,7 +74,7 @@ vectors an attention stack reads and writes (``d_k``, ``d_v`` of its queries/key
 ``vocab`` words or tokens (an integer argument counting them is ``vocab_size``, because ``vocab``
 also names a word list), ``n_classes`` labels. ``d`` is a word vector's width (``SGNSConfig.dim``,
 the chapter's name), and the one width of experiments that tie ``d_in = d_hidden = d_model = d``.
-Cost formulas (:mod:`seqmodels.complexity`, ``decode_flops``) count ``n`` tokens, as Vaswani et al.
+Cost formulas (:mod:`seqmodels.experiments.bottlenecks.complexity`, ``decode_flops``) count ``n`` tokens, as Vaswani et al.
 (2017, Table 1) do; ``n`` is ``T`` there.
 
 Axis order. Recurrent models (``rnn``, ``lstm``, ``birnn``, ``bilm``, ``train``, ``delay``) are
@@ -87,12 +87,12 @@ model's order: ``(T, batch)`` for the biLM.
 Many models at once. Code that trains several models side by side (seeds, arms, directions) puts
 them on a leading model axis ``S`` of every weight, ``(S, out, in)``, and time-major arrays get it
 after time: ``xs`` ``(T, [S,] batch, d_in)``, ``hs`` ``(T, S, batch, d_hidden)``
-(:mod:`seqmodels.recurrent`, ``stacked``, ``bilm``). Every recurrent cell that trains runs in
-:mod:`seqmodels.recurrent`; ``rnn``, ``lstm`` and ``gru`` are the readable references it is tested
+(:mod:`seqmodels.kernels.recurrent`, ``stacked``, ``bilm``). Every recurrent cell that trains runs in
+:mod:`seqmodels.kernels.recurrent`; ``rnn``, ``lstm`` and ``gru`` are the readable references it is tested
 against, and no other module writes a cell's step of its own except ``ablation``, whose point is
 to intervene inside the LSTM's step. The numerical primitives (sigmoid, softmax, their logs, the
-cross-entropy) are :mod:`seqmodels.numeric`'s; a trailing underscore (``softmax_``,
-``stacked_cross_entropy_``) marks the unchecked or in-place form for inner loops.
+cross-entropy) are :mod:`seqmodels.common.numeric`'s; a trailing underscore (``softmax_``,
+``packed_cross_entropy_``) marks the unchecked or in-place form for inner loops.
 
 Weight layout. Recurrent weights are ``(out, in)`` and multiply from the right transposed,
 ``h @ W_h.T`` (so one line serves one sequence and a batch). Attention weights are ``(in, out)``,
