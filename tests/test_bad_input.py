@@ -36,7 +36,7 @@ from seqmodels.experiments.bottlenecks import capacity, comparison, complexity, 
 from seqmodels.datasets import corpus, senses  # noqa: E402
 from seqmodels.experiments.lstm import delay  # noqa: E402
 from seqmodels.display import diagrams, explore, plotting  # noqa: E402
-from seqmodels.common import numeric, optim, probe, projection, vectors  # noqa: E402
+from seqmodels.common import clock, numeric, optim, probe, projection, statistics, vectors  # noqa: E402
 from seqmodels.experiments.production import serving, timing  # noqa: E402
 from seqmodels.training import train  # noqa: E402
 from seqmodels.models import bilm, elmo  # noqa: E402
@@ -81,8 +81,6 @@ NO_INPUT = {
     "corpus.analogy_questions": "takes no arguments",
     "glove.load_glove": "takes no arguments",
     "attention.KVCache.n_numbers": "takes no arguments",
-    "delay.DelayResult.solved": "takes no arguments",
-    "delay.DelayResult.table": "takes no arguments",
     "word2vec.SGNSResult.vectors": "one flag; any truthy value selects the initial vectors",
     # Records that a function of the package returns; their fields are what it computed.
     "train.Trained": "record returned by train_classifier",
@@ -90,7 +88,6 @@ NO_INPUT = {
     "probe.ScalarMix": "record returned by scalar_mix_probe",
     "probe.ScalarMixes": "record returned by scalar_mix_probes",
     "word2vec.SGNSResult": "record returned by train_sgns",
-    "delay.DelayResult": "record returned by delay_experiment",
     "senses.Corpus": "record returned by make_corpus",
     "pretrained.Encoding": "record returned by MiniLM.encode",
     "pretrained.load_minilm": "takes no arguments",
@@ -159,9 +156,9 @@ def case(target: str, label: str, arg: str, thunk, exc: type = ValueError) -> No
 
 
 # tables
-case("timing.interleaved_best", "no functions", "fns", lambda: timing.interleaved_best({}, 1))
-case("timing.interleaved_best", "not callable", "fns", lambda: timing.interleaved_best({"a": 3}, 1))
-case("timing.interleaved_best", "repeat 0", "repeat", lambda: timing.interleaved_best({"a": lambda: None}, 0))
+case("clock.interleaved_best", "no functions", "fns", lambda: clock.interleaved_best({}, 1))
+case("clock.interleaved_best", "not callable", "fns", lambda: clock.interleaved_best({"a": 3}, 1))
+case("clock.interleaved_best", "repeat 0", "repeat", lambda: clock.interleaved_best({"a": lambda: None}, 0))
 case("tables.Column", "header not a str", "header", lambda: tables.Column(3))
 case("tables.Column", "bad format spec", "fmt", lambda: tables.Column("loss", fmt=".2q"))
 case("tables.Table", "columns not Columns", "columns", lambda: tables.Table(["a"], [], ""))
@@ -201,13 +198,6 @@ case("numeric.sigmoid", "NaN", "z", lambda: numeric.sigmoid([0.0, NAN]))
 case("numeric.sigmoid_from_tanh", "a list", "t", lambda: numeric.sigmoid_from_tanh([0.5]))
 case("numeric.sigmoid_of_half", "integers", "a", lambda: numeric.sigmoid_of_half(np.arange(3)))
 case("numeric.softmax_", "a list", "s", lambda: numeric.softmax_([0.0, 1.0]))
-case("numeric.packed_cross_entropy", "2-D logits", "logits", lambda: numeric.packed_cross_entropy(np.zeros((2, 3)), [0, 1]))
-case("numeric.packed_cross_entropy", "label out of range", "labels",
-     lambda: numeric.packed_cross_entropy(np.zeros((1, 2, 3)), [0, 3]))
-case("numeric.packed_cross_entropy", "labels of another length", "labels",
-     lambda: numeric.packed_cross_entropy(np.zeros((1, 2, 3)), [0]))
-case("numeric.packed_cross_entropy", "NaN logits", "logits",
-     lambda: numeric.packed_cross_entropy(np.full((1, 2, 3), NAN), [0, 1]))
 case("numeric.packed_cross_entropy_", "2-D logits", "logits", lambda: numeric.packed_cross_entropy_(np.zeros((2, 3)), np.zeros(2, int)))
 case("numeric.workspace", "zero bytes", "max_bytes", lambda: numeric.workspace(0))
 case("numeric.workspace", "a string", "max_bytes", lambda: numeric.workspace("1"))
@@ -354,8 +344,6 @@ case("attention.attention_stack", "W_v not square", "layers",
 case("attention.attention_stack", "a layer of two arrays", "layers",
      lambda: attention.attention_stack(np.zeros((3, 4)), [ATT[:2]]))
 case("attention.attention_stack", "NaN X", "X", lambda: attention.attention_stack([[NAN] * 4], [ATT]))
-case("attention.attention_stack_backward", "dout of the wrong shape", "dout",
-     lambda: attention.attention_stack_backward(np.zeros((3, 4)), [ATT], np.zeros((3, 2))))
 case("attention.KVCache", "keys and values of different layer counts", "values",
      lambda: attention.KVCache([np.zeros((2, 4))], [], 0))
 case("attention.KVCache", "length beyond the storage", "length",
@@ -548,12 +536,6 @@ case("delay.DelayTask.sample", "n 0", "n", lambda: delay.DelayTask().sample(np.r
 case("delay.DelayTask.sample", "delay -1", "delay", lambda: delay.DelayTask().sample(np.random.default_rng(0), 2, -1))
 case("delay.DelayTask.sample", "delay 1.5", "delay", lambda: delay.DelayTask().sample(np.random.default_rng(0), 2, 1.5))
 case("delay.DelayTask.sample", "rng a string", "rng", lambda: delay.DelayTask().sample("rng", 2, 1))
-case("delay.delay_experiment", "no delays", "delays", lambda: delay.delay_experiment([]))
-case("delay.delay_experiment", "delay 1.5 (used to be cut to 1)", "delays", lambda: delay.delay_experiment([1.5]))
-case("delay.delay_experiment", "negative delay", "delays", lambda: delay.delay_experiment([-1]))
-case("delay.delay_experiment", "no seeds", "seeds", lambda: delay.delay_experiment([1], seeds=()))
-case("delay.delay_experiment", "n_test 0", "n_test", lambda: delay.delay_experiment([1], n_test=0))
-case("delay.delay_experiment", "no cells", "cells", lambda: delay.delay_experiment([1], cells=()))
 
 # complexity
 case("complexity.layer_flops", "unknown model", "model", lambda: complexity.layer_flops("GRU", 3, 4))
@@ -569,20 +551,13 @@ case("complexity.max_path_length", "n unlike the graph", "n", lambda: complexity
 case("complexity.max_path_length", "empty graph", "graph", lambda: complexity.max_path_length({}, 3))
 
 # timing
-case("timing.one_blas_thread", "not callable", "fn", lambda: timing.one_blas_thread(3))
-case("timing.best_time", "fn not callable", "fn", lambda: timing.best_time(None))
-case("timing.best_time", "repeat 0", "repeat", lambda: timing.best_time(lambda: None, repeat=0))
-case("timing.best_time", "repeat 2.5", "repeat", lambda: timing.best_time(lambda: None, repeat=2.5))
+case("clock.one_blas_thread", "not callable", "fn", lambda: clock.one_blas_thread(3))
 case("timing.kv_step_times", "no lengths", "lengths", lambda: timing.kv_step_times([], 4))
 case("timing.kv_step_times", "length 0", "lengths", lambda: timing.kv_step_times([0, 2], 4))
 case("timing.kv_step_times", "d_model 0", "d_model", lambda: timing.kv_step_times([2], 0))
 case("timing.kv_step_times", "n_layers 0", "n_layers", lambda: timing.kv_step_times([2], 4, n_layers=0))
 case("timing.kv_total_times", "n 1.5 (used to be cut to 1)", "ns", lambda: timing.kv_total_times([1.5], 4))
 case("timing.kv_total_times", "repeat 0", "repeat", lambda: timing.kv_total_times([2], 4, repeat=0))
-case("timing.sequential_timings", "no lengths (used to return empty arrays)", "lengths",
-     lambda: timing.sequential_timings([], 4))
-case("timing.sequential_timings", "d 0", "d", lambda: timing.sequential_timings([2], 0))
-case("timing.sequential_timings", "length 2.5", "lengths", lambda: timing.sequential_timings([2.5], 4))
 
 # gradient_paths
 case("gradient_paths.lstm_path_sensitivity", "params not a dict", "params",
@@ -1174,6 +1149,9 @@ case("timing.attention_split_times", "length 0", "lengths", lambda: timing.atten
 case("timing.attention_split_times", "d 0", "d", lambda: timing.attention_split_times([2], d=0))
 case("timing.attention_split_times", "repeat 0", "repeat", lambda: timing.attention_split_times([2], d=2, repeat=0))
 case("timing.attention_split_times", "negative seed", "seed", lambda: timing.attention_split_times([2], d=2, seed=-1))
+case("timing.toy_decoder", "d_model 0", "d_model", lambda: timing.toy_decoder(0, 1, 4, 0))
+case("timing.toy_decoder", "vocab_size 2.5", "vocab_size", lambda: timing.toy_decoder(4, 1, 2.5, 0))
+case("timing.toy_decoder", "rng a string", "rng", lambda: timing.toy_decoder(4, 1, 4, "seed"))
 case("timing.prefill_decode_times", "length 1", "lengths", lambda: timing.prefill_decode_times([1], d_model=4))
 case("timing.prefill_decode_times", "n_layers 0", "n_layers", lambda: timing.prefill_decode_times([2], n_layers=0))
 case("timing.prefill_decode_times", "vocab_size 2.5", "vocab_size", lambda: timing.prefill_decode_times([2], vocab_size=2.5))
@@ -1464,12 +1442,12 @@ case("agreement.AgreementTask", "max_prefix -1", "max_prefix", lambda: agreement
 case("agreement.AgreementTask.sample", "prefix above max_prefix", "prefix",
      lambda: agreement.AgreementTask(max_prefix=2).sample(np.random.default_rng(0), 2, 3, prefix=3))
 case("agreement.AgreementTask.sample", "rng a string", "rng", lambda: agreement.AgreementTask().sample("rng", 2, 3))
-case("delay.wilson_interval", "k above n", "k", lambda: delay.wilson_interval(11, 10))
-case("delay.wilson_interval", "n 0", "n", lambda: delay.wilson_interval(0, 0))
-case("delay.wilson_interval", "z 0", "z", lambda: delay.wilson_interval(1, 2, z=0.0))
-case("delay.fisher_exact", "k1 above n1", "k1", lambda: delay.fisher_exact(5, 4, 1, 4))
-case("delay.fisher_exact", "n2 0", "n2", lambda: delay.fisher_exact(1, 4, 0, 0))
-case("delay.fisher_exact", "k2 negative", "k2", lambda: delay.fisher_exact(1, 4, -1, 4))
+case("statistics.wilson_interval", "k above n", "k", lambda: statistics.wilson_interval(11, 10))
+case("statistics.wilson_interval", "n 0", "n", lambda: statistics.wilson_interval(0, 0))
+case("statistics.wilson_interval", "z 0", "z", lambda: statistics.wilson_interval(1, 2, z=0.0))
+case("statistics.fisher_exact", "k1 above n1", "k1", lambda: statistics.fisher_exact(5, 4, 1, 4))
+case("statistics.fisher_exact", "n2 0", "n2", lambda: statistics.fisher_exact(1, 4, 0, 0))
+case("statistics.fisher_exact", "k2 negative", "k2", lambda: statistics.fisher_exact(1, 4, -1, 4))
 case("agreement.AgreementTask.sample", "more attractors than distance", "attractors",
      lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 2, 3, attractors=4))
 case("agreement.AgreementTask.sample", "n 0", "n", lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 0, 3))

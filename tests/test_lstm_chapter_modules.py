@@ -277,7 +277,7 @@ def test_cell_diagram_path_labels_are_not_struck_through_by_the_outline():
 def test_wilson_and_fisher_against_known_values():
     from scipy import stats
 
-    from seqmodels.experiments.lstm.delay import fisher_exact, wilson_interval
+    from seqmodels.common.statistics import fisher_exact, wilson_interval
     # Wilson (1927) score intervals, as tabulated e.g. by Newcombe (1998), Table I: 0.313-0.832 for 6/10
     assert np.allclose(wilson_interval(6, 10), (0.3127, 0.8318), atol=1e-4)
     assert np.allclose(wilson_interval(0, 10), (0.0, 0.2775), atol=1e-4)

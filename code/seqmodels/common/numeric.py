@@ -3,7 +3,8 @@ r"""The numerical primitives every model shares, each computed so that it cannot
 - :func:`sigmoid` ``1 / (1 + exp(-z))`` and :func:`log_sigmoid` ``log sigmoid(z)``;
 - :func:`softmax` and :func:`log_softmax` along an axis, shifted by the maximum first;
 - :func:`softmax_cross_entropy`, the mean cross-entropy of integer labels and its gradient, and
-  :func:`packed_cross_entropy`, the same for many models' logits at once;
+  :func:`packed_cross_entropy_`, the same for a pack of models' logits at once (unchecked, for inner
+  loops);
 - :func:`sigmoid_from_tanh` and :func:`sigmoid_of_half`, the gate nonlinearity as the LSTM and
   the batched kernel (:mod:`seqmodels.kernels.recurrent`) compute it, ``sigmoid(z) = (1 + tanh(z / 2)) / 2``,
   with ``out=``; :func:`softmax_`, the softmax in place for inner loops.
@@ -234,38 +235,13 @@ def softmax_cross_entropy(logits, labels) -> tuple[float, np.ndarray]:
     return loss, dlogits / len(labels)
 
 
-def packed_cross_entropy(logits, labels) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`softmax_cross_entropy` for ``S`` models at once: ``logits`` (S, N, n_classes) and
-    ``labels`` (N,) shared by every model or (S, N), one set per model.
-
-    Returns each model's mean cross-entropy ``losses`` (S,) and ``dlogits`` (S, N, n_classes),
-    model ``s``'s gradient of its own ``losses[s]``: ``(softmax(logits[s]) - onehot) / N``. Computed
-    in float64 whatever the logits' dtype.
-
-    Raises
-    ------
-    ValueError
-        non-finite logits, ``N`` or ``n_classes`` of 0, labels of another shape, dtype or range.
-
-    >>> losses, d = packed_cross_entropy(np.zeros((2, 3, 4)), np.array([0, 1, 3]))
-    >>> losses.round(4).tolist(), d.shape
-    ([1.3863, 1.3863], (2, 3, 4))
-    """
-    logits = as_float_array("logits", logits, ndims=(3,))
-    S, N, C = logits.shape
-    if S == 0 or N == 0 or C == 0:
-        raise ValueError(f"logits must have shape (S, N, n_classes) with all three >= 1, got {logits.shape}")
-    labels = np.asarray(labels)
-    if labels.shape not in ((N,), (S, N)):
-        raise ValueError(f"labels must have shape (N,) = ({N},) or (S, N) = {(S, N)}, got {labels.shape}")
-    labels = as_ids("labels", labels, C, ndims=(labels.ndim,), what="class labels")
-    return packed_cross_entropy_(logits, labels)
-
-
 def packed_cross_entropy_(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`packed_cross_entropy` for inner loops whose caller has checked ``labels`` once and
-    whose logits are finite: no scan of either (a NaN in ``logits`` gives NaN losses). The same
-    arithmetic, in float64: ``s = logits - max``, ``losses = mean(log sum exp s - s[label])``,
+    """:func:`softmax_cross_entropy` for a pack of ``S`` models at once, in inner loops: ``logits``
+    (S, N, n_classes), ``labels`` (N,) shared by every model or (S, N), one set per model. Returns each
+    model's mean cross-entropy ``losses`` (S,) and ``dlogits`` (S, N, n_classes), model ``s``'s
+    gradient of its own ``losses[s]``. The caller has checked ``labels`` once and the logits are
+    finite: no scan of either (a NaN in ``logits`` gives NaN losses). In float64 whatever the
+    logits' dtype: ``s = logits - max``, ``losses = mean(log sum exp s - s[label])``,
     ``dlogits = (exp s / sum exp s - onehot) / N``.
 
     Raises

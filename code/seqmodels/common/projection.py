@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from seqmodels.common._checks import as_float_array, check_shape, positive_int
+from seqmodels.common._checks import as_float_array, check_shape
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from seqmodels.common._checks import as_float_array, as_ids, check_shape, one_of, positive_int
+from seqmodels.common._checks import as_float_array, check_shape, one_of, positive_int
 
 
 def one_hot(indices, vocab_size: int) -> np.ndarray:

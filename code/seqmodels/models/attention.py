@@ -329,57 +329,14 @@ def attention_stack(X, layers, causal: bool = True, residual: bool = True) -> np
     >>> attention_stack(rng.normal(size=(3, 4)), layers).shape
     (3, 4)
     """
-    return _stack_forward(X, layers, causal, residual)[-1]
-
-
-def _stack_forward(X, layers, causal, residual):
-    """Every layer's input and the final output: ``[X_0, X_1, ..., X_L]``."""
     X = as_float_array("X", X, ndims=(2, 3))
     layers = _check_stack(layers, X.shape[-1])
     causal, residual = _check_flag("causal", causal), _check_flag("residual", residual)
-    Xs = [X]
     for W_q, W_k, W_v in layers:
         X, W_q, W_k, W_v = _check_layer(X, W_q, W_k, W_v)
         out = _attend(X, W_q, W_k, W_v, causal)[0]
         X = X + out if residual else out
-        Xs.append(X)
-    return Xs
-
-
-def attention_stack_backward(X, layers, dout, causal: bool = True, residual: bool = True) -> np.ndarray:
-    """Gradient of ``L = sum(attention_stack(X, layers, causal, residual) * dout)`` with respect to ``X``.
-
-    Layer by layer from the top, with ``dX`` the gradient at a layer's output::
-
-        dX_l = dX_{l+1} + self_attention_backward(X_l, ..., dout=dX_{l+1})["X"]   # residual
-        dX_l =            self_attention_backward(X_l, ..., dout=dX_{l+1})["X"]   # pure attention
-
-    The identity term is the residual connection's own path: it carries the gradient through the
-    layer unchanged, whatever the attention weights do.
-
-    Returns
-    -------
-    dX : ndarray shaped like ``X``
-
-    Raises
-    ------
-    ValueError
-        ``X``, ``layers``, ``causal``, ``residual`` as :func:`attention_stack` refuses them; ``dout``
-        not finite or not shaped like ``X``.
-
-    >>> rng = np.random.default_rng(0)
-    >>> layers = [init_attention(4, 4, 4, rng) for _ in range(3)]
-    >>> attention_stack_backward(rng.normal(size=(5, 4)), layers, np.ones((5, 4))).shape
-    (5, 4)
-    """
-    Xs = _stack_forward(X, layers, causal, residual)
-    layers = _check_stack(layers, Xs[0].shape[-1])
-    dX = as_float_array("dout", dout, ndims=(Xs[-1].ndim,))
-    check_shape("dout", dX, Xs[-1].shape, "like X: ([batch,] T, d_model)")
-    for (W_q, W_k, W_v), X_l in zip(reversed(layers), reversed(Xs[:-1])):
-        d_attn = self_attention_backward(X_l, W_q, W_k, W_v, dX, causal=causal)["X"]
-        dX = dX + d_attn if residual else d_attn
-    return dX
+    return X
 
 
 @dataclass

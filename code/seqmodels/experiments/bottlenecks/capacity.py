@@ -19,7 +19,7 @@ from seqmodels.models.lstm import init_lstm, lstm_forward
 from seqmodels.common.numeric import softmax
 from seqmodels.common.probe import linear_probe
 from seqmodels.models.rnn import init_rnn, rnn_forward
-from seqmodels.experiments.production.timing import one_blas_thread
+from seqmodels.common.clock import one_blas_thread
 
 
 def token_sequences(n_seq: int, T: int, vocab_size: int, seed: int = 0):

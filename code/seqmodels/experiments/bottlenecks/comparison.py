@@ -17,7 +17,7 @@ from seqmodels.experiments.bottlenecks.complexity import MODELS, critical_path, 
 from seqmodels.models.lstm import init_lstm, lstm_forward
 from seqmodels.common.probe import linear_probe
 from seqmodels.models.rnn import init_rnn, rnn_forward
-from seqmodels.experiments.production.timing import interleaved_best, one_blas_thread
+from seqmodels.common.clock import interleaved_best, one_blas_thread
 
 
 @one_blas_thread

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from seqmodels.common._checks import as_float_array, as_int_list, finite_float, positive_int
-from seqmodels.models.attention import attention_stack, attention_stack_backward, init_attention, self_attention_backward
+from seqmodels.common._checks import as_float_array, finite_float, positive_int
+from seqmodels.models.attention import init_attention, self_attention_backward
 from seqmodels.models.blocks import block_stack_states, init_blocks
 from seqmodels.models.lstm import init_lstm, lstm_backward, lstm_backward_paths
 from seqmodels.models.rnn import init_rnn, rnn_backward
-from seqmodels.experiments.production.timing import one_blas_thread
+from seqmodels.common.clock import one_blas_thread
 
 
 def _geometric_mean(rows) -> np.ndarray:

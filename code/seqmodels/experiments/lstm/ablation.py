@@ -23,7 +23,7 @@ import numpy as np
 from seqmodels.common._checks import as_float_array, as_sequence, as_state
 from seqmodels.models.lstm import GATES
 from seqmodels.common.numeric import sigmoid_unchecked as sigmoid
-from seqmodels.experiments.production.timing import one_blas_thread
+from seqmodels.common.clock import one_blas_thread
 
 _RANGE = {"forget": (0.0, 1.0), "input": (0.0, 1.0), "candidate": (-1.0, 1.0), "output": (0.0, 1.0)}
 

@@ -11,9 +11,7 @@ A model sees the whole sequence and must name the key from its final state. Chan
 ``1 / n_symbols``; nothing in the distractors carries any information about the key, so a model
 beats chance only by carrying the key through ``delay`` steps.
 
-:func:`delay_experiment` trains an RNN and an LSTM with the same budget
-(:data:`DELAY_CONFIG`) at several delays, from several seeds, and measures their test accuracy.
-:func:`arms_experiment` is the controlled version: the arms of :data:`DELAY_ARMS` (RNN, a
+:func:`arms_experiment` trains the arms of :data:`DELAY_ARMS` (RNN, a
 parameter-matched RNN, the LSTM at four forget biases, the GRU), ten seeds each, trained as stacked
 models on the same batches, with the test accuracy recorded after several training budgets, or
 (``stop_when_solved=True``) each trained until it solves a held-out batch or reaches a cap, with
@@ -24,15 +22,14 @@ reads one run at an earlier budget, with the weights it had then.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
-from seqmodels.common._checks import as_int_list, as_rng, finite_float, positive_int
+from seqmodels.common._checks import as_rng, finite_float, positive_int
 from seqmodels.training.pack import Arm, StepsToSolve, train_arms
-from seqmodels.training.train import Recurrence, TrainConfig, Trained, accuracy, lstm_cell, rnn_cell, train_classifier
+from seqmodels.training.train import TrainConfig, accuracy
+from seqmodels.common.statistics import wilson_interval
 from seqmodels.display.tables import Column, Table, result_table
 
 
@@ -98,142 +95,8 @@ class DelayTask:
         return np.eye(self.d_in)[tokens], labels  # (T, n, d_in)
 
 
-#: The training budget every cell gets in :func:`delay_experiment`.
+#: The training budget of every arm in the chapter's runs of :func:`arms_experiment`.
 DELAY_CONFIG = TrainConfig(d_hidden=16, steps=300, batch=32, lr=1e-2, clip=1.0, stop_loss=0.01)
-#: The two cells compared: an RNN at spectral radius 1 and an LSTM whose forget gates start at
-#: ``sigmoid(3) = 0.95``, i.e. a cell that initially keeps its content for about 20 steps.
-DELAY_CELLS = (rnn_cell(spectral_radius=1.0), lstm_cell(forget_bias=3.0))
-
-
-@dataclass
-class DelayResult:
-    """What :func:`delay_experiment` measured."""
-
-    delays: np.ndarray  #: (n_delays,)
-    cells: tuple[str, ...]  #: cell names, in the order of the first axis of ``accuracy``
-    seeds: tuple[int, ...]  #: training seeds, in the order of the last axis of ``accuracy``
-    accuracy: np.ndarray  #: (n_cells, n_delays, n_seeds) test accuracy
-    runs: dict[tuple[str, int, int], Trained]  #: trained models, keyed by (cell name, delay, seed)
-    chance: float  #: accuracy of guessing, ``1 / n_symbols``
-    solved_at: float = 0.95  #: a run with at least this test accuracy counts as solved
-
-    def solved(self) -> np.ndarray:
-        """(n_cells, n_delays): how many seeds reached ``solved_at``."""
-        return (self.accuracy >= self.solved_at).sum(axis=-1)
-
-    def table(self) -> Table:
-        """Mean accuracy and solved seeds, one row per delay (shown as an HTML table in the book).
-
-        >>> r = DelayResult(np.array([5]), ("RNN", "LSTM"), (0, 1), np.array([[[0.5, 1.0]], [[1.0, 1.0]]]),
-        ...                 {}, 0.25)
-        >>> print(r.table())
-        delay (steps)  RNN: mean accuracy  RNN: seeds solved  LSTM: mean accuracy  LSTM: seeds solved
-                    5                 75%             1 of 2                 100%              2 of 2
-        """
-        n = len(self.seeds)
-        columns = [Column("delay", "steps")]
-        for cell in self.cells:
-            columns += [Column(f"{cell}: mean accuracy", fmt=".0%"), Column(f"{cell}: seeds solved")]
-        mean, solved = self.accuracy.mean(axis=-1), self.solved()
-        rows = [[int(d)] + [value for i in range(len(self.cells))
-                            for value in (float(mean[i, j]), f"{solved[i, j]} of {n}")]
-                for j, d in enumerate(self.delays)]
-        return result_table(rows, columns)
-
-
-def delay_experiment(delays, seeds=(0, 1, 2), cells: tuple[Recurrence, ...] = DELAY_CELLS,
-                     task: DelayTask = DelayTask(), config: TrainConfig = DELAY_CONFIG,
-                     n_test: int = 500) -> DelayResult:
-    """Train every cell at every delay from every seed with the same budget; test each run.
-
-    Each (cell, delay, seed) run starts from its own seeded weights and trains on fresh batches
-    (:func:`seqmodels.training.train.train_classifier` with ``config``, its seed replaced by ``seed``), then
-    answers ``n_test`` new sequences, the same ones for every cell and seed. BLAS is held to one
-    thread: the matrices are tiny, and threads only contend on a busy machine.
-
-    Raises ``ValueError`` for ``delays`` or ``seeds`` that are not non-empty lists of integers >= 0,
-    no ``cells``, or an ``n_test`` that is not an integer >= 1.
-
-    >>> r = delay_experiment([1], seeds=(0,), config=TrainConfig(steps=100), n_test=100)
-    >>> r.accuracy.shape, bool(r.accuracy.min() > 0.9)
-    ((2, 1, 1), True)
-    """
-    delays = np.array(as_int_list("delays", delays, minimum=0))
-    seeds = tuple(as_int_list("seeds", seeds, minimum=0))
-    cells = tuple(cells)
-    if not cells or not all(isinstance(c, Recurrence) for c in cells):
-        raise ValueError(f"cells must be a non-empty tuple of Recurrence (rnn_cell(), lstm_cell()), got {cells!r}")
-    if not isinstance(task, DelayTask):
-        raise ValueError(f"task must be a DelayTask, got {type(task).__name__}")
-    if not isinstance(config, TrainConfig):
-        raise ValueError(f"config must be a TrainConfig, got {type(config).__name__}")
-    n_test = positive_int("n_test", n_test)
-    acc = np.empty((len(cells), len(delays), len(seeds)))
-    runs = {}
-    with threadpool_limits(limits=1, user_api="blas"):
-        for j, delay in enumerate(delays):
-            delay = int(delay)
-            xs_test, y_test = task.sample(np.random.default_rng([1000, delay]), n_test, delay)
-
-            def sample(rng, n, delay=delay):
-                return task.sample(rng, n, delay)
-
-            for i, cell in enumerate(cells):
-                for k, seed in enumerate(seeds):
-                    run = train_classifier(cell, sample, task.d_in, task.n_symbols, replace(config, seed=seed))
-                    runs[cell.name, delay, seed] = run
-                    acc[i, j, k] = accuracy(cell, run.params, xs_test, y_test)
-    return DelayResult(delays, tuple(c.name for c in cells), seeds, acc, runs, 1.0 / task.n_symbols)
-
-
-# --- Counting solved seeds: intervals and tests --------------------------------------------------
-
-def wilson_interval(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """Wilson score interval for a proportion ``k / n`` (default: 95%).
-
-    Raises ``ValueError`` unless ``n >= 1`` and ``0 <= k <= n`` are integers and ``z > 0``.
-
-    >>> [round(x, 3) for x in wilson_interval(6, 10)]
-    [0.313, 0.832]
-    >>> [round(x, 3) for x in wilson_interval(10, 10)]
-    [0.722, 1.0]
-    """
-    n = positive_int("n", n)
-    k = positive_int("k", k, minimum=0)
-    if k > n:
-        raise ValueError(f"k must be <= n = {n}, got {k}")
-    z = finite_float("z", z, low=0)
-    if z == 0:
-        raise ValueError("z must be > 0, got 0")
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def fisher_exact(k1: int, n1: int, k2: int, n2: int) -> float:
-    """Two-sided p-value of Fisher's exact test that ``k1 / n1`` and ``k2 / n2`` share one rate.
-
-    Sums the hypergeometric probabilities of every table with the margins of the observed one that
-    is no more probable than it (the usual two-sided rule, with a relative tolerance of 1e-7).
-
-    Raises ``ValueError`` unless ``n1, n2 >= 1`` and ``0 <= k1 <= n1``, ``0 <= k2 <= n2`` are integers.
-
-    >>> round(fisher_exact(10, 10, 6, 10), 4)
-    0.0867
-    >>> round(fisher_exact(3, 10, 10, 10), 4), fisher_exact(5, 10, 5, 10)
-    (0.0031, 1.0)
-    """
-    n1, n2 = positive_int("n1", n1), positive_int("n2", n2)
-    k1, k2 = positive_int("k1", k1, minimum=0), positive_int("k2", k2, minimum=0)
-    if k1 > n1 or k2 > n2:
-        raise ValueError(f"k1 must be <= n1 and k2 <= n2, got k1={k1}, n1={n1}, k2={k2}, n2={n2}")
-    total, K = n1 + n2, k1 + k2
-    denom = math.comb(total, K)
-    probs = {a: math.comb(n1, a) * math.comb(n2, K - a) / denom
-             for a in range(max(0, K - n2), min(K, n1) + 1)}
-    observed = probs[k1]
-    return min(1.0, sum(q for q in probs.values() if q <= observed * (1 + 1e-7)))
 
 
 # --- The controlled experiment: arms, ten seeds, several budgets ---------------------------------

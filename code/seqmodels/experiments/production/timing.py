@@ -1,14 +1,10 @@
-r"""Timing on one BLAS thread, the timed experiments, and the pages that show them.
+r"""The timed experiments of the bottlenecks and production chapters, and the pages that show them.
 
-Everything else in the book is deterministic; the functions here whose names end in ``_times`` or
-``_timings`` measure time on the machine that runs them (:func:`best_time` wall-clock time, the
-experiments that use :func:`interleaved_best` the process's CPU time), and the pages listed in
-:data:`TIMING_PAGES` label their output as "measured on the build machine".
+Everything else in the book is deterministic; the functions here whose names end in ``_times``
+measure time on the machine that runs them (in the process's CPU time, with
+:func:`seqmodels.common.clock.interleaved_best`), and the pages listed in :data:`TIMING_PAGES` label
+their output as "measured on the build machine".
 
-- :func:`one_blas_thread`: run a function with matrix products on one thread (same sums on every
-  machine, no contention on a busy one);
-- :func:`best_time`: the fastest of a few runs, in wall time;
-- :func:`sequential_timings`: one RNN, LSTM and attention layer over growing lengths;
 - :func:`kv_step_times`, :func:`kv_total_times`: causal decoding with and without a KV cache (the
   step as ``decode`` runs it, and the checked public ``decode_step``);
 - :func:`recurrence_costs`: the RNN loop split into interpreter floor, one sequence and a batch
@@ -21,64 +17,18 @@ experiments that use :func:`interleaved_best` the process's CPU time), and the p
 
 from __future__ import annotations
 
-import functools
-import time
-
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from seqmodels.common._checks import as_int_list, as_rng, positive_int
 from seqmodels.models.attention import (KVCache, attention_stack, causal_mask, decode, decode_step, decode_step_without_cache,
                         generate, init_attention, self_attention, sinusoidal_positions)
+from seqmodels.common.clock import interleaved_best
 from seqmodels.common.numeric import softmax, softmax_
-from seqmodels.models.lstm import init_lstm, lstm_forward
 from seqmodels.models.rnn import init_rnn, rnn_forward
 
 #: Pages (names of ``book/*.md`` without the suffix) that print wall-clock timings measured at build
 #: time. Their timing outputs differ from build to build; everything else in the book must not.
 TIMING_PAGES = ("bottlenecks", "production", "pretrained")
-
-
-def one_blas_thread(fn):
-    """Run ``fn`` with matrix products on one thread: the same arithmetic, in the same order, on
-    every machine, and no slowdown from threads competing with other processes.
-
-    Raises ``ValueError`` if ``fn`` is not callable."""
-    if not callable(fn):
-        raise ValueError(f"fn must be callable, got {type(fn).__name__}")
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        with threadpool_limits(limits=1, user_api="blas"):
-            return fn(*args, **kwargs)
-    return wrapper
-
-
-def best_time(fn, repeat: int = 5) -> float:
-    """The shortest of ``repeat`` wall-clock times of ``fn()``, in seconds, on one BLAS thread.
-
-    The minimum, as :mod:`timeit` recommends: other processes only ever add time, so the fastest
-    run is the best estimate of what the code itself costs. Matrix products run on a single thread
-    (``threadpoolctl``), so a busy machine slows the measurement less and every size is timed under
-    the same conditions.
-
-    Raises
-    ------
-    ValueError
-        ``fn`` not callable, ``repeat`` not an integer >= 1.
-
-    >>> best_time(lambda: sum(range(1000)), repeat=3) > 0
-    True
-    """
-    if not callable(fn):
-        raise ValueError(f"fn must be callable, got {type(fn).__name__}")
-    repeat = positive_int("repeat", repeat)
-    best = np.inf
-    with threadpool_limits(limits=1, user_api="blas"):
-        for _ in range(repeat):
-            start = time.perf_counter()
-            fn()
-            best = min(best, time.perf_counter() - start)
-    return float(best)
 
 
 # --- the KV cache --------------------------------------------------------------------------------
@@ -101,7 +51,7 @@ def kv_step_times(lengths, d_model: int, n_layers: int = 1, seed: int = 0,
     ``"cache_checked"``: the public :func:`~seqmodels.models.attention.decode_step`, argument checks
     included (it re-validates every weight and the cache on each call, for readers who call it
     by hand). Each value is the best of ``repeat`` runs in CPU time, the variants interleaved
-    (:func:`interleaved_best`), in seconds; arrays of shape ``(len(lengths),)``.
+    (:func:`~seqmodels.common.clock.interleaved_best`), in seconds; arrays of shape ``(len(lengths),)``.
     Raises ``ValueError`` unless ``lengths`` is a non-empty list of integers >= 1 and the sizes and
     ``repeat`` are integers >= 1.
     """
@@ -130,7 +80,7 @@ def kv_total_times(ns, d_model: int, n_layers: int = 1, seed: int = 0,
                    repeat: int = 1) -> dict[str, np.ndarray]:
     """Time of decoding ``n`` positions one at a time (:func:`~seqmodels.models.attention.decode`),
     with and without the cache, for each ``n`` in ``ns``; best of ``repeat`` runs in CPU time, the
-    two variants interleaved (:func:`interleaved_best`), in seconds.
+    two variants interleaved (:func:`~seqmodels.common.clock.interleaved_best`), in seconds.
     Raises ``ValueError`` as :func:`kv_step_times` does, for ``ns``."""
     ns = as_int_list("ns", ns)
     d_model, n_layers = positive_int("d_model", d_model), positive_int("n_layers", n_layers)
@@ -141,77 +91,12 @@ def kv_total_times(ns, d_model: int, n_layers: int = 1, seed: int = 0,
     return {name: np.array([row[name] for row in rows]) for name in ("cache", "no_cache")}
 
 
-# --- one layer over growing lengths ------------------------------------------------------------
-
-
-def sequential_timings(lengths, d: int, seed: int = 0, repeat: int = 5) -> dict[str, np.ndarray]:
-    """Wall time of one layer over ``n`` tokens of width ``d``, for each ``n`` in ``lengths``.
-
-    - ``"RNN"``: :func:`~seqmodels.models.rnn.rnn_forward`, a loop of ``n`` dependent steps;
-    - ``"LSTM"``: :func:`~seqmodels.models.lstm.lstm_forward`, the same loop with four gates;
-    - ``"attention"``: causal :func:`~seqmodels.models.attention.self_attention` over all ``n`` at once;
-    - ``"RNN work, one product"``: the RNN's arithmetic, ``tanh(H W_h^T + X W_x^T + b)``, done as
-      two big products, as it could be if the states were known in advance (they are not: this is
-      the cost of the arithmetic without the dependency).
-
-    Best of ``repeat`` runs, in seconds, on one BLAS thread; arrays of shape ``(len(lengths),)``.
-    Raises ``ValueError`` as :func:`kv_step_times` does.
-    """
-    lengths, d, repeat = as_int_list("lengths", lengths), positive_int("d", d), positive_int("repeat", repeat)
-    rng = np.random.default_rng(seed)
-    W_h, W_x, b = init_rnn(d, d, rng, spectral_radius=0.9)
-    W, b_lstm = init_lstm(d, d, rng)
-    W_q, W_k, W_v = init_attention(d, d, d, rng)
-    out: dict[str, list[float]] = {"RNN": [], "LSTM": [], "attention": [], "RNN work, one product": []}
-    h0 = np.zeros(d)
-    for n in lengths:
-        X = rng.normal(size=(int(n), d))
-        H = rng.normal(size=(int(n), d))
-        out["RNN"].append(best_time(lambda: rnn_forward(X, h0, W_h, W_x, b), repeat))
-        out["LSTM"].append(best_time(lambda: lstm_forward(X, h0, h0, W, b_lstm), repeat))
-        out["attention"].append(best_time(lambda: self_attention(X, W_q, W_k, W_v, causal=True), repeat))
-        out["RNN work, one product"].append(best_time(lambda: np.tanh(H @ W_h.T + X @ W_x.T + b), repeat))
-    return {k: np.array(v) for k, v in out.items()}
-
-
-def interleaved_best(fns: dict, repeat: int) -> dict[str, float]:
-    """The shortest of ``repeat`` times of each function, in seconds of this process's CPU time
-    (:func:`time.process_time`), the runs interleaved (one of each per round).
-
-    Unlike wall time, CPU time does not count the time the process waits while other processes
-    hold the cores. It still counts what a busy machine does to the process while it runs: caches
-    and memory bandwidth shared with other processes slow it, and not every variant by the same
-    factor. Interleaving spreads load that changes over time across
-    the variants; it does not make the load slow them alike. ``make portability`` runs the timing
-    pages again under such load, and their asserts must hold there too.
-
-    >>> sorted(interleaved_best({"a": lambda: None, "b": lambda: sum(range(100))}, repeat=2))
-    ['a', 'b']
-
-    Raises
-    ------
-    ValueError
-        ``fns`` not a non-empty dict of callables, or ``repeat`` not an integer >= 1.
-    """
-    if not isinstance(fns, dict) or not fns or not all(callable(f) for f in fns.values()):
-        raise ValueError(f"fns must be a non-empty dict of name -> callable, got {fns!r}")
-    repeat = positive_int("repeat", repeat)
-    best = {name: np.inf for name in fns}
-    with threadpool_limits(limits=1, user_api="blas"):
-        for _ in range(repeat):
-            for name, fn in fns.items():
-                start = time.process_time()
-                fn()
-                best[name] = min(best[name], time.process_time() - start)
-    return {name: float(t) for name, t in best.items()}
-
-
 def recurrence_costs(lengths, d: int = 64, d_floor: int = 2, batch: int = 16, seed: int = 0,
                      repeat: int = 3) -> dict[str, np.ndarray]:
     """What the time of the RNN loop (:func:`~seqmodels.models.rnn.rnn_forward`) is made of, per sequence.
 
     For each ``n`` in ``lengths``, in CPU seconds per sequence of ``n`` tokens (best of ``repeat``
-    interleaved runs, one BLAS thread; see :func:`interleaved_best`):
+    interleaved runs, one BLAS thread; see :func:`~seqmodels.common.clock.interleaved_best`):
 
     - ``"floor"``: the same loop at width ``d_floor`` (almost no arithmetic: the cost of ``n``
       Python-level steps and their numpy calls);
@@ -306,12 +191,17 @@ def attention_split_times(lengths, d: int = 64, seed: int = 0, repeat: int = 3) 
     return {k: np.array(v) for k, v in out.items()}
 
 
-def _toy_decoder(d_model: int, n_layers: int, vocab_size: int, rng) -> tuple:
+def toy_decoder(d_model: int, n_layers: int, vocab_size: int, rng) -> tuple:
     """The random toy decoder that :func:`prefill_decode_times` times: ``(E, layers, W_unembed)``,
     an embedding ``(vocab_size, d_model)``, ``n_layers`` attention layers from
     :func:`~seqmodels.models.attention.init_attention` and a read-out ``(d_model, vocab_size)``.
 
-    >>> E, layers, W_u = _toy_decoder(8, 2, 10, 0)
+    Raises
+    ------
+    ValueError
+        a size that is not an integer >= 1, or a bad ``rng``.
+
+    >>> E, layers, W_u = toy_decoder(8, 2, 10, 0)
     >>> E.shape, len(layers), W_u.shape
     ((10, 8), 2, (8, 10))
     """
@@ -338,7 +228,7 @@ def prefill_decode_times(lengths, d_model: int = 256, n_layers: int = 2, vocab_s
       embedding lookup and no read-out: :func:`~seqmodels.models.attention.attention_stack` (causal) in one
       pass, and :func:`~seqmodels.models.attention.decode` with the cache, one position per step.
 
-    Random weights from ``_toy_decoder`` with ``seed`` (a toy model: the computation's
+    Random weights from ``toy_decoder`` with ``seed`` (a toy model: the computation's
     shape is the point). CPU seconds, best of
     ``repeat`` interleaved runs on one BLAS thread; arrays of shape ``(len(lengths),)``.
 
@@ -352,7 +242,7 @@ def prefill_decode_times(lengths, d_model: int = 256, n_layers: int = 2, vocab_s
     d_model, n_layers = positive_int("d_model", d_model), positive_int("n_layers", n_layers)
     vocab_size = positive_int("vocab_size", vocab_size)
     rng = np.random.default_rng(positive_int("seed", seed, minimum=0))
-    E, layers, W_unembed = _toy_decoder(d_model, n_layers, vocab_size, rng)
+    E, layers, W_unembed = toy_decoder(d_model, n_layers, vocab_size, rng)
     prompt = rng.integers(0, vocab_size, size=max(lengths))
     X = E[prompt] + sinusoidal_positions(max(lengths), d_model)   # the inputs generate's prefill reads
     out: dict[str, list[float]] = {"prefill": [], "decode": [], "prefill_layers": [], "decode_layers": []}
