@@ -275,31 +275,8 @@ case("lstm.lstm_backward", "dhs of the wrong shape", "dhs",
 case("lstm.lstm_backward", "NaN dcs", "dcs",
      lambda: lstm.lstm_backward(np.zeros((1, 3)), np.zeros(4), np.zeros(4), W_lstm, b_lstm, np.zeros((1, 4)),
                                 dcs=[[NAN] * 4]))
-case("lstm.lstm_backward", "forward of another sequence", "forward",
-     lambda: lstm.lstm_backward(np.zeros((2, 3)), np.zeros(4), np.zeros(4), W_lstm, b_lstm, np.zeros((2, 4)),
-                                forward=lstm.lstm_forward(np.zeros((3, 3)), np.zeros(4), np.zeros(4), W_lstm, b_lstm,
-                                                          return_gates=True)))
-case("lstm.lstm_backward", "forward not a triple", "forward",
-     lambda: lstm.lstm_backward(np.zeros((2, 3)), np.zeros(4), np.zeros(4), W_lstm, b_lstm, np.zeros((2, 4)),
-                                forward="cached"))
-_LFW = lstm.lstm_forward(XS, np.zeros((2, 4)), np.zeros((2, 4)), W_lstm, b_lstm, return_gates=True)
-_LW2, _LB2 = lstm.init_lstm(3, 4, 1)
-case("lstm.lstm_backward", "forward of other weights (gradients used to be off, silently)", "forward",
-     lambda: lstm.lstm_backward(XS, np.zeros((2, 4)), np.zeros((2, 4)), _LW2, _LB2, np.ones((5, 2, 4)), forward=_LFW))
-case("lstm.lstm_backward", "forward of another xs of the same shape", "forward",
-     lambda: lstm.lstm_backward(XS + 1, np.zeros((2, 4)), np.zeros((2, 4)), W_lstm, b_lstm, np.ones((5, 2, 4)),
-                                forward=_LFW))
-case("lstm.lstm_backward", "NaN hs in forward (used to give NaN gradients)", "forward",
-     lambda: lstm.lstm_backward(XS, np.zeros((2, 4)), np.zeros((2, 4)), W_lstm, b_lstm, np.ones((5, 2, 4)),
-                                forward=(_LFW[0] * NAN, _LFW[1], _LFW[2])))
-case("lstm.lstm_backward", "forward with a hand-made gates dict", "forward",
-     lambda: lstm.lstm_backward(XS, np.zeros((2, 4)), np.zeros((2, 4)), W_lstm, b_lstm, np.ones((5, 2, 4)),
-                                forward=(_LFW[0], _LFW[1], dict(_LFW[2]))))
 case("lstm.lstm_backward_paths", "dhs of the wrong shape", "dhs",
      lambda: lstm.lstm_backward_paths(np.zeros((2, 3)), np.zeros(4), np.zeros(4), W_lstm, b_lstm, np.zeros((2, 3))))
-case("lstm.lstm_backward_paths", "forward of another sequence", "forward",
-     lambda: lstm.lstm_backward_paths(XS + 1, np.zeros((2, 4)), np.zeros((2, 4)), W_lstm, b_lstm, np.ones((5, 2, 4)),
-                                      forward=_LFW))
 case("lstm.init_lstm", "forget_bias NaN", "forget_bias", lambda: lstm.init_lstm(3, 4, 0, forget_bias=NAN))
 case("lstm.init_lstm", "d_hidden 2.5", "d_hidden", lambda: lstm.init_lstm(3, 2.5, 0))
 case("lstm.init_lstm", "d_in 0", "d_in", lambda: lstm.init_lstm(0, 4, 0))

@@ -76,7 +76,7 @@ def test_input_sensitivity_matches_finite_difference_jacobian(cell):
                 up, down = xs.copy(), xs.copy()
                 up[t, k, j] += 1e-6
                 down[t, k, j] -= 1e-6
-                J[:, j] = (cell.forward(params, up)[0][-1, k] - cell.forward(params, down)[0][-1, k]) / 2e-6
+                J[:, j] = (cell.forward(params, up)[-1, k] - cell.forward(params, down)[-1, k]) / 2e-6
             norms[t, k] = np.linalg.norm(J)
     np.testing.assert_allclose(got, np.exp(np.log(norms).mean(axis=1)), rtol=1e-6)
 
@@ -94,7 +94,7 @@ def test_path_sensitivity_splits_input_sensitivity_at_the_frozen_h_jacobian():
     got = lstm_path_sensitivity(params, xs)
     np.testing.assert_allclose(got["full"], input_sensitivity(LSTM, params, xs), rtol=1e-12)
     z = np.zeros((2, 3))
-    hs = LSTM.forward(params, xs)[0]
+    hs = LSTM.forward(params, xs)
     h_read = (True, np.concatenate([z[None], hs[:-1]]))  # h_{t-1} of the intact pass, held fixed
     norms = np.empty((5, 2))
     for t in range(5):

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from seqmodels.common._checks import as_float_array, as_rng, as_sequence, as_state, check_shape, finite_float, positive_int
-from seqmodels.common.numeric import sigmoid_from_tanh
+from seqmodels.common.numeric import sigmoid
 
 #: Gate names in the order of ``W``'s row blocks.
 GATES = ("forget", "input", "candidate", "output")
@@ -51,33 +51,14 @@ def _check_params(W, b):
     return W, b, d_hidden, W.shape[1] - d_hidden
 
 
-def _half(H):
-    """Scale of each pre-activation inside one ``tanh``: 1/2 for the sigmoid gates, 1 for ``g``.
-
-    ``sigmoid(z) = (1 + tanh(z / 2)) / 2``, so ``a = tanh(z * _half(H))`` holds all four gates at
-    once (:func:`_gates`), with one call and no overflow.
-    """
-    return np.repeat([0.5, 0.5, 1.0, 0.5], H)  # (4H,)
-
-
-def _gates(a, H):
-    """Split ``a = tanh(z * _half(H))`` of shape (..., 4H) into ``f, i, g, o``, each (..., H)."""
-    s = sigmoid_from_tanh(a)  # sigmoid of the unscaled pre-activations (used for f, i, o)
-    return s[..., :H], s[..., H:2 * H], a[..., 2 * H:3 * H], s[..., 3 * H:]
-
-
-class _Gates(dict):
-    """The gates dict of :func:`lstm_forward` (``{"forget": f, ...}``), which also records the pass
-    that made it, so that :func:`lstm_backward` can tell that pass from another's: the ``hs`` and
-    ``cs`` returned beside it and its gate arrays (by identity, O(1)), and the bytes of the checked
-    float64 ``xs, h0, c0, W, b`` it ran on (compared by value, O(inputs + parameters))."""
-
-    __slots__ = ("_outputs", "_inputs")
-
-    def __init__(self, hs, cs, gates, inputs):
-        super().__init__(zip(GATES, gates))
-        self._outputs = (hs, cs, *gates)
-        self._inputs = tuple((a.shape, a.tobytes()) for a in inputs)
+def _gates(z, H):
+    """The gates of pre-activations ``z`` (..., 4H): ``f, i, o = sigmoid(.)`` of their blocks and
+    the candidate ``g = tanh(.)`` of its block, each (..., H)."""
+    f = sigmoid(z[..., :H])
+    i = sigmoid(z[..., H:2 * H])
+    g = np.tanh(z[..., 2 * H:3 * H])
+    o = sigmoid(z[..., 3 * H:])
+    return f, i, g, o
 
 
 def lstm_step(x_t, h_prev, c_prev, W, b) -> tuple[np.ndarray, np.ndarray]:
@@ -118,7 +99,7 @@ def lstm_step(x_t, h_prev, c_prev, W, b) -> tuple[np.ndarray, np.ndarray]:
     h_prev = as_state("h_prev", h_prev, d_hidden, batch)
     c_prev = as_state("c_prev", c_prev, d_hidden, batch)
     z = x_t @ W[:, :d_in].T + h_prev @ W[:, d_in:].T + b  # ([B,] 4 d_hidden)
-    f, i, g, o = _gates(np.tanh(z * _half(d_hidden)), d_hidden)
+    f, i, g, o = _gates(z, d_hidden)
     c_t = f * c_prev + i * g
     return o * np.tanh(c_t), c_t
 
@@ -134,20 +115,17 @@ def _check_sequence_inputs(xs, h0, c0, W, b):
 def _forward(xs, h0, c0, W, b, d_hidden, d_in):
     """The loop on checked arrays; returns ``hs, cs`` and the gates ``(f, i, g, o)``, each like hs."""
     H = d_hidden
-    half = _half(H)
     shape = xs.shape[:-1] + (H,)  # (T, [B,] H)
     hs, cs = np.empty(shape), np.empty(shape)
-    acts = np.empty(xs.shape[:-1] + (4 * H,))  # (T, [B,] 4H): tanh(z * half) of every step
-    pre_x = (xs @ W[:, :d_in].T + b) * half  # every step's input part of z * half at once
-    W_h = W[:, d_in:] * half[:, None]  # (4H, H), pre-scaled the same way
+    f, i, g, o = (np.empty(shape) for _ in GATES)
     h, c = h0, c0
     for t in range(xs.shape[0]):
-        acts[t] = np.tanh(pre_x[t] + h @ W_h.T)
-        f, i, g, o = _gates(acts[t], H)
-        c = f * c + i * g
-        h = o * np.tanh(c)
+        z = xs[t] @ W[:, :d_in].T + h @ W[:, d_in:].T + b  # ([B,] 4H)
+        f[t], i[t], g[t], o[t] = _gates(z, H)
+        c = f[t] * c + i[t] * g[t]
+        h = o[t] * np.tanh(c)
         hs[t], cs[t] = h, c
-    return hs, cs, _gates(acts, H)
+    return hs, cs, (f, i, g, o)
 
 
 def lstm_forward(xs, h0, c0, W, b, return_gates: bool = False):
@@ -186,29 +164,11 @@ def lstm_forward(xs, h0, c0, W, b, return_gates: bool = False):
     xs, h0, c0, W, b, d_hidden, d_in = _check_sequence_inputs(xs, h0, c0, W, b)
     hs, cs, gates = _forward(xs, h0, c0, W, b, d_hidden, d_in)
     if return_gates:
-        return hs, cs, _Gates(hs, cs, gates, (xs, h0, c0, W, b))
+        return hs, cs, dict(zip(GATES, gates))
     return hs, cs
 
 
-def _check_made_by(gates, outputs, inputs) -> None:
-    """Raise ``ValueError`` naming ``forward`` unless ``gates`` is the :class:`_Gates` of a pass of
-    :func:`lstm_forward` that returned these ``outputs`` and ran on inputs equal to ``inputs``."""
-    if not isinstance(gates, _Gates):
-        raise ValueError("forward must be the (hs, cs, gates) that lstm_forward(xs, h0, c0, W, b, "
-                         "return_gates=True) returned (its gates record the pass), got gates of type "
-                         f"{type(gates).__name__} that lstm_forward did not make")
-    for name, given, made in zip(("hs", "cs", *GATES), outputs, gates._outputs):
-        if given is not made:
-            raise ValueError(f"forward: {name} is not the array lstm_forward returned with these gates "
-                             "(pass the (hs, cs, gates) of one call, unchanged)")
-    for name, now, (shape, data) in zip(("xs", "h0", "c0", "W", "b"), inputs, gates._inputs):
-        if now.shape != shape or (now.tobytes() != data  # the same bytes, else the same values (-0.0 is 0.0)
-                                  and not np.array_equal(now, np.frombuffer(data).reshape(shape))):
-            raise ValueError(f"forward was computed from another {name} than the one passed (or {name} "
-                             "has changed since): call lstm_forward again with these arguments")
-
-
-def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np.ndarray]:
+def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None) -> dict[str, np.ndarray]:
     """Backpropagation through time: gradients of ``L = sum(hs * dhs) + sum(cs * dcs)``.
 
     ``dhs[t]`` (and optionally ``dcs[t]``) is the gradient arriving at ``hs[t]`` (``cs[t]``) from
@@ -233,12 +193,6 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
     xs, h0, c0, W, b : as in :func:`lstm_forward`
     dhs : ndarray shaped like ``hs``
     dcs : ndarray shaped like ``cs``, optional (zero if omitted)
-    forward : tuple ``(hs, cs, gates)``, optional
-        What ``lstm_forward(xs, h0, c0, W, b, return_gates=True)`` returned for these same
-        arguments; passing it saves running the forward pass a second time. Omitted, it is recomputed.
-        Its ``gates`` dict records the pass that made it, and a ``forward`` of other arguments (or
-        whose ``xs, h0, c0, W, b`` have been changed in place since) is refused. The arrays inside
-        it are trusted: values written into ``hs``, ``cs`` or the gates in place are not detected.
 
     Returns
     -------
@@ -248,8 +202,7 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
     ------
     ValueError
         ``xs, h0, c0, W, b`` as :func:`lstm_forward` refuses them; ``dhs`` (``dcs``) not finite or
-        not shaped like ``hs`` (``cs``); ``forward`` not the triple :func:`lstm_forward` returned
-        with ``return_gates=True``, of another shape, or made from other ``xs, h0, c0, W, b``.
+        not shaped like ``hs`` (``cs``).
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(1)
@@ -258,7 +211,7 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
     >>> sorted(grads), grads["W"].shape, grads["xs"].shape
     (['W', 'b', 'c0', 'h0', 'xs'], (12, 5), (4, 2))
     """
-    xs, h0, c0, W, H, d_in, (hs, f, i, g, o), local, dhs, dcs = _backward_setup(xs, h0, c0, W, b, dhs, dcs, forward)
+    xs, h0, c0, W, H, d_in, (hs, f, i, g, o), local, dhs, dcs = _backward_setup(xs, h0, c0, W, b, dhs, dcs)
     dc_from_h, dzf, dzi, dzg, dzo = local
     T = xs.shape[0]
     W_h = W[:, d_in:]
@@ -278,7 +231,7 @@ def lstm_backward(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, np
     return _parameter_grads(xs, h0, hs, W, dzs, dh_next, dc_next)
 
 
-def lstm_backward_paths(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[str, dict[str, np.ndarray]]:
+def lstm_backward_paths(xs, h0, c0, W, b, dhs, dcs=None) -> dict[str, dict[str, np.ndarray]]:
     r"""The gradient of :func:`lstm_backward`, split by path: along the cell only, and through ``h``.
 
     Every path of the gradient back from the outputs either stays on the cell path, where each step
@@ -303,7 +256,7 @@ def lstm_backward_paths(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[s
 
     Parameters
     ----------
-    xs, h0, c0, W, b, dhs, dcs, forward : as in :func:`lstm_backward`
+    xs, h0, c0, W, b, dhs, dcs : as in :func:`lstm_backward`
 
     Returns
     -------
@@ -326,7 +279,7 @@ def lstm_backward_paths(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[s
     >>> bool(np.allclose(parts["cell path"]["xs"][-1], full["xs"][-1]))   # the last input: no path via h
     True
     """
-    xs, h0, c0, W, H, d_in, (hs, f, i, g, o), local, dhs, dcs = _backward_setup(xs, h0, c0, W, b, dhs, dcs, forward)
+    xs, h0, c0, W, H, d_in, (hs, f, i, g, o), local, dhs, dcs = _backward_setup(xs, h0, c0, W, b, dhs, dcs)
     dc_from_h, dzf, dzi, dzg, dzo = local
     W_h = W[:, d_in:]
     dzs = {"cell path": np.empty(hs.shape[:-1] + (4 * H,)), "through h": np.empty(hs.shape[:-1] + (4 * H,))}
@@ -348,26 +301,12 @@ def lstm_backward_paths(xs, h0, c0, W, b, dhs, dcs=None, forward=None) -> dict[s
             "through h": _parameter_grads(xs, h0, hs, W, dzs["through h"], dh_next, dc_next["through h"])}
 
 
-def _backward_setup(xs, h0, c0, W, b, dhs, dcs, forward):
+def _backward_setup(xs, h0, c0, W, b, dhs, dcs):
     """The checks and the forward pass of :func:`lstm_backward`, and every step's local derivatives:
     ``dc_from_h`` (dh_t -> dc_t) and the z blocks' ``dzf, dzi, dzg`` (per unit of dc_t) and ``dzo``
     (per unit of dh_t)."""
     xs, h0, c0, W, b, H, d_in = _check_sequence_inputs(xs, h0, c0, W, b)
-    if forward is None:
-        hs, cs, (f, i, g, o) = _forward(xs, h0, c0, W, b, H, d_in)
-    else:
-        if not isinstance(forward, tuple) or len(forward) != 3 or not isinstance(forward[2], dict) \
-                or set(forward[2]) != set(GATES):
-            raise ValueError("forward must be the triple (hs, cs, gates) that lstm_forward(..., "
-                             f"return_gates=True) returns, got {type(forward).__name__}")
-        hs, cs, gates = forward
-        f, i, g, o = (gates[name] for name in GATES)
-        want = xs.shape[:-1] + (H,)
-        for name, arr in zip(("hs", "cs", *GATES), (hs, cs, f, i, g, o)):
-            if np.shape(arr) != want:
-                raise ValueError(f"forward: {name} must have shape (T, [batch,] d_hidden) = {want}, "
-                                 f"got {np.shape(arr)}")
-        _check_made_by(gates, (hs, cs, f, i, g, o), (xs, h0, c0, W, b))
+    hs, cs, (f, i, g, o) = _forward(xs, h0, c0, W, b, H, d_in)
     dhs = as_float_array("dhs", dhs, ndims=(hs.ndim,))
     check_shape("dhs", dhs, hs.shape, "like hs: (T, [batch,] d_hidden)")
     if dcs is not None:

@@ -180,7 +180,7 @@ def pack_loss_and_grads(kind: str, params: Params, xs, labels) -> tuple[np.ndarr
         raise ValueError(f"labels must be integers in [0, {C}) of shape (batch,) = ({xs.shape[1]},), "
                          f"got dtype {labels.dtype}, shape {labels.shape}")
     xs = xs.astype(params["b"].dtype, copy=False)
-    run = recurrent.forward(kind, _cell_weights(kind, params), params["b"], xs, tag="stack")
+    run = recurrent.forward(kind, _cell_weights(kind, params), params["b"], xs, tag="pack")
     h = run.h_last()  # (S, B, H)
     logits = h @ np.swapaxes(params["W_out"], 1, 2) + params["b_out"][:, None]  # (S, B, C)
     losses, dlogits = packed_cross_entropy_(logits, labels)  # labels checked above

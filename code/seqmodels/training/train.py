@@ -36,11 +36,11 @@ class Recurrence:
     ----------
     name : str
     init : ``init(d_in, d_hidden, rng) -> Params``
-    forward : ``forward(params, xs) -> (hs, cache)``, ``xs`` of shape (T, batch, d_in), ``hs`` of
-        shape (T, batch, d_hidden); ``cache`` holds what ``backward`` can reuse (or ``None``)
-    backward : ``backward(params, xs, dhs, cache) -> grads``: the gradients of ``sum(hs * dhs)``
-        for every key of ``params`` and for ``"xs"``; ``cache`` from ``forward`` on the same
-        ``params`` and ``xs``, or ``None`` to recompute the forward pass
+    forward : ``forward(params, xs) -> hs``, ``xs`` of shape (T, batch, d_in), ``hs`` of shape
+        (T, batch, d_hidden)
+    backward : ``backward(params, xs, dhs) -> grads``: the gradients of ``sum(hs * dhs)`` for
+        every key of ``params`` and for ``"xs"`` (the readable models' backward passes run the
+        forward pass again)
 
     Raises
     ------
@@ -50,8 +50,8 @@ class Recurrence:
 
     name: str
     init: Callable[[int, int, np.random.Generator], Params]
-    forward: Callable[[Params, np.ndarray], tuple[np.ndarray, object]]
-    backward: Callable[[Params, np.ndarray, np.ndarray, object], Params]
+    forward: Callable[[Params, np.ndarray], np.ndarray]
+    backward: Callable[[Params, np.ndarray, np.ndarray], Params]
 
     def __post_init__(self):
         for name in ("init", "forward", "backward"):
@@ -101,9 +101,9 @@ def rnn_cell(spectral_radius: float = 1.0) -> Recurrence:
         return {"W_h": W_h, "W_x": W_x, "b": b}
 
     def forward(p, xs):
-        return rnn_forward(xs, _zeros(xs, p, "W_h"), p["W_h"], p["W_x"], p["b"]), None
+        return rnn_forward(xs, _zeros(xs, p, "W_h"), p["W_h"], p["W_x"], p["b"])
 
-    def backward(p, xs, dhs, cache=None):  # rnn_backward recomputes the (cheap) forward pass
+    def backward(p, xs, dhs):
         g = rnn_backward(xs, _zeros(xs, p, "W_h"), p["W_h"], p["W_x"], p["b"], dhs)
         return {k: g[k] for k in ("W_h", "W_x", "b", "xs")}
 
@@ -127,12 +127,11 @@ def lstm_cell(forget_bias: float = 1.0) -> Recurrence:
 
     def forward(p, xs):
         z = _zeros(xs, p, "W")
-        hs, cs, gates = lstm_forward(xs, z, z, p["W"], p["b"], return_gates=True)
-        return hs, (hs, cs, gates)
+        return lstm_forward(xs, z, z, p["W"], p["b"])[0]
 
-    def backward(p, xs, dhs, cache=None):
+    def backward(p, xs, dhs):
         z = _zeros(xs, p, "W")
-        g = lstm_backward(xs, z, z, p["W"], p["b"], dhs, forward=cache)
+        g = lstm_backward(xs, z, z, p["W"], p["b"], dhs)
         return {k: g[k] for k in ("W", "b", "xs")}
 
     return Recurrence("LSTM", init, forward, backward)
@@ -154,9 +153,9 @@ def gru_cell(update_bias: float = 0.0) -> Recurrence:
         return {"W": W, "b": b}
 
     def forward(p, xs):
-        return gru_forward(xs, np.zeros(xs.shape[1:-1] + (np.shape(p["W"])[0] // 3,)), p["W"], p["b"]), None
+        return gru_forward(xs, np.zeros(xs.shape[1:-1] + (np.shape(p["W"])[0] // 3,)), p["W"], p["b"])
 
-    def backward(p, xs, dhs, cache=None):  # gru_backward recomputes the forward pass
+    def backward(p, xs, dhs):
         g = gru_backward(xs, np.zeros(xs.shape[1:-1] + (np.shape(p["W"])[0] // 3,)), p["W"], p["b"], dhs)
         return {k: g[k] for k in ("W", "b", "xs")}
 
@@ -223,7 +222,7 @@ def predict(cell: Recurrence, params: Params, xs) -> np.ndarray:
     """
     _check_cell(cell)
     _check_head(params)
-    hs, _ = cell.forward(params, _check_xs(xs))
+    hs = cell.forward(params, _check_xs(xs))
     return hs[-1] @ np.asarray(params["W_out"]).T + params["b_out"]
 
 
@@ -244,11 +243,11 @@ def loss_and_grads(cell: Recurrence, params: Params, xs, labels) -> tuple[float,
     _check_cell(cell)
     _check_head(params)
     xs = _check_xs(xs)
-    hs, cache = cell.forward(params, xs)  # (T, batch, d_hidden)
+    hs = cell.forward(params, xs)  # (T, batch, d_hidden)
     loss, g_head = classifier_head(hs[-1], params["W_out"], params["b_out"], labels)
     dhs = np.zeros_like(hs)
     dhs[-1] = g_head["h"]
-    grads = cell.backward(params, xs, dhs, cache)
+    grads = cell.backward(params, xs, dhs)
     grads["W_out"], grads["b_out"] = g_head["W_out"], g_head["b_out"]
     return loss, grads
 
@@ -426,10 +425,10 @@ def input_sensitivity(cell: Recurrence, params: Params, xs) -> np.ndarray:
     _check_cell(cell)
     xs = _check_xs(xs)
     T, n, d_in = xs.shape
-    H = cell.forward(params, xs[:1, :1])[0].shape[-1]
+    H = cell.forward(params, xs[:1, :1]).shape[-1]
     dhs = np.zeros((T, n * H, H))
     dhs[-1] = np.tile(np.eye(H), (n, 1))  # copy j of sequence k asks for row j of its Jacobian
     with threadpool_limits(limits=1, user_api="blas"):
-        dxs = cell.backward(params, np.repeat(xs, H, axis=1), dhs, None)["xs"]  # (T, n * H, d_in)
+        dxs = cell.backward(params, np.repeat(xs, H, axis=1), dhs)["xs"]  # (T, n * H, d_in)
     norms = np.linalg.norm(dxs.reshape(T, n, H * d_in), axis=-1)  # (T, n)
     return np.exp(np.log(norms).mean(axis=1))
