@@ -41,7 +41,7 @@ from seqmodels.experiments.production import serving, timing  # noqa: E402
 from seqmodels.training import train  # noqa: E402
 from seqmodels.models import bilm, elmo  # noqa: E402
 from seqmodels.training import bilm_train  # noqa: E402
-from seqmodels.experiments.lstm import ablation, agreement  # noqa: E402
+from seqmodels.experiments.lstm import ablation, agreement, paths  # noqa: E402
 from seqmodels.display import cell_diagram  # noqa: E402
 from seqmodels.models import gru  # noqa: E402
 from seqmodels.kernels import recurrent  # noqa: E402
@@ -537,16 +537,16 @@ case("timing.kv_total_times", "n 1.5 (used to be cut to 1)", "ns", lambda: timin
 case("timing.kv_total_times", "repeat 0", "repeat", lambda: timing.kv_total_times([2], 4, repeat=0))
 
 # gradient_paths
-case("gradient_paths.lstm_path_sensitivity", "params not a dict", "params",
-     lambda: gradient_paths.lstm_path_sensitivity([W_lstm, b_lstm], XS))
-case("gradient_paths.lstm_path_sensitivity", "no b", "params",
-     lambda: gradient_paths.lstm_path_sensitivity({"W": W_lstm}, XS), KeyError)
-case("gradient_paths.lstm_path_sensitivity", "NaN xs", "xs",
-     lambda: gradient_paths.lstm_path_sensitivity({"W": W_lstm, "b": b_lstm}, XS * NAN))
-case("gradient_paths.lstm_path_sensitivity", "unbatched xs", "xs",
-     lambda: gradient_paths.lstm_path_sensitivity({"W": W_lstm, "b": b_lstm}, np.zeros((5, 3))))
-case("gradient_paths.lstm_path_sensitivity", "W of one dimension", "W",
-     lambda: gradient_paths.lstm_path_sensitivity({"W": np.zeros(4), "b": b_lstm}, XS))
+case("paths.lstm_path_sensitivity", "params not a dict", "params",
+     lambda: paths.lstm_path_sensitivity([W_lstm, b_lstm], XS))
+case("paths.lstm_path_sensitivity", "no b", "params",
+     lambda: paths.lstm_path_sensitivity({"W": W_lstm}, XS), KeyError)
+case("paths.lstm_path_sensitivity", "NaN xs", "xs",
+     lambda: paths.lstm_path_sensitivity({"W": W_lstm, "b": b_lstm}, XS * NAN))
+case("paths.lstm_path_sensitivity", "unbatched xs", "xs",
+     lambda: paths.lstm_path_sensitivity({"W": W_lstm, "b": b_lstm}, np.zeros((5, 3))))
+case("paths.lstm_path_sensitivity", "W of one dimension", "W",
+     lambda: paths.lstm_path_sensitivity({"W": np.zeros(4), "b": b_lstm}, XS))
 case("gradient_paths.gradient_by_distance", "T 1", "T", lambda: gradient_paths.gradient_by_distance(T=1))
 case("gradient_paths.gradient_by_distance", "d 2.5", "d", lambda: gradient_paths.gradient_by_distance(T=4, d=2.5))
 case("gradient_paths.gradient_by_distance", "n_draws 0", "n_draws", lambda: gradient_paths.gradient_by_distance(n_draws=0))
@@ -1425,6 +1425,10 @@ case("statistics.wilson_interval", "z 0", "z", lambda: statistics.wilson_interva
 case("statistics.fisher_exact", "k1 above n1", "k1", lambda: statistics.fisher_exact(5, 4, 1, 4))
 case("statistics.fisher_exact", "n2 0", "n2", lambda: statistics.fisher_exact(1, 4, 0, 0))
 case("statistics.fisher_exact", "k2 negative", "k2", lambda: statistics.fisher_exact(1, 4, -1, 4))
+case("statistics.geometric_mean", "a negative norm", "rows", lambda: statistics.geometric_mean([[1.0, -2.0]]))
+case("statistics.geometric_mean", "NaN rows", "rows", lambda: statistics.geometric_mean([[NAN]]))
+case("statistics.geometric_mean", "nothing to average", "rows", lambda: statistics.geometric_mean(np.zeros((0, 3))))
+case("statistics.geometric_mean", "axis beyond rows", "axis", lambda: statistics.geometric_mean([1.0, 2.0], axis=1))
 case("agreement.AgreementTask.sample", "more attractors than distance", "attractors",
      lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 2, 3, attractors=4))
 case("agreement.AgreementTask.sample", "n 0", "n", lambda: agreement.AgreementTask().sample(np.random.default_rng(0), 0, 3))

@@ -82,11 +82,11 @@ def test_input_sensitivity_matches_finite_difference_jacobian(cell):
 
 
 def test_path_sensitivity_splits_input_sensitivity_at_the_frozen_h_jacobian():
-    """seqmodels.experiments.bottlenecks.gradient_paths.lstm_path_sensitivity: its "full" is input_sensitivity's, and its
+    """seqmodels.experiments.lstm.paths.lstm_path_sensitivity: its "full" is input_sensitivity's, and its
     "cell path" is the norm of the finite-difference Jacobian of the model whose gates read
     h_{t-1} as a constant (the intact pass's values)."""
     from seqmodels.experiments.lstm.ablation import lstm_forward_ablated
-    from seqmodels.experiments.bottlenecks.gradient_paths import lstm_path_sensitivity
+    from seqmodels.experiments.lstm.paths import lstm_path_sensitivity
     rng = np.random.default_rng(5)
     params = LSTM.init(2, 3, rng)
     params["b"][:3] = 2.0

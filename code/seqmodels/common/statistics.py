@@ -1,14 +1,18 @@
 """Counting solved seeds: a confidence interval for a proportion and a test of two proportions.
 
 - :func:`wilson_interval`: the Wilson score interval of ``k`` successes in ``n`` trials;
-- :func:`fisher_exact`: Fisher's exact test that two proportions share one rate (two-sided).
+- :func:`fisher_exact`: Fisher's exact test that two proportions share one rate (two-sided);
+- :func:`geometric_mean`: the mean in log space of non-negative measurements (gradient norms that
+  span orders of magnitude).
 """
 
 from __future__ import annotations
 
 import math
 
-from seqmodels.common._checks import finite_float, positive_int
+import numpy as np
+
+from seqmodels.common._checks import as_float_array, finite_float, positive_int
 
 
 def wilson_interval(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -57,3 +61,27 @@ def fisher_exact(k1: int, n1: int, k2: int, n2: int) -> float:
              for a in range(max(0, K - n2), min(K, n1) + 1)}
     observed = probs[k1]
     return min(1.0, sum(q for q in probs.values() if q <= observed * (1 + 1e-7)))
+
+
+def geometric_mean(rows, axis: int = 0) -> np.ndarray:
+    """``exp(mean(log rows))`` along ``axis``: the geometric mean of non-negative measurements; a
+    zero among them makes the mean zero.
+
+    Raises
+    ------
+    ValueError
+        ``rows`` not a finite array of at least one dimension with no negative entry, or empty
+        along ``axis``; ``axis`` not an axis of ``rows``.
+
+    >>> geometric_mean([[1.0, 0.0], [100.0, 5.0]]).tolist()
+    [10.0, 0.0]
+    """
+    rows = as_float_array("rows", rows, ndims=tuple(range(1, 33)))
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) or not -rows.ndim <= axis < rows.ndim:
+        raise ValueError(f"axis must be an axis of rows (ndim {rows.ndim}), got {axis!r}")
+    if rows.shape[axis] == 0:
+        raise ValueError(f"rows must hold at least one measurement along axis {axis}, got shape {rows.shape}")
+    if (rows < 0).any():
+        raise ValueError("rows must be non-negative (norms, counts), got a negative entry")
+    with np.errstate(divide="ignore"):
+        return np.exp(np.log(rows).mean(axis=axis))

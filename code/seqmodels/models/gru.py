@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from seqmodels.common._checks import as_float_array, as_rng, as_sequence, as_state, check_shape, finite_float, positive_int
-from seqmodels.common.numeric import sigmoid_of_half
+from seqmodels.common.numeric import sigmoid
 
 #: Gate names in the order of ``W``'s row blocks.
 GRU_GATES = ("reset", "update", "candidate")
@@ -52,10 +52,9 @@ def _check_params(W, b):
 
 def _step(pre_x, h, W_h, H):
     """One step on checked arrays; ``pre_x = x @ W_x.T + b`` of shape (..., 3H)."""
-    a_rz = pre_x[..., :2 * H] + h @ W_h[:2 * H].T  # (..., 2H)
-    s = sigmoid_of_half(0.5 * a_rz)  # sigmoid(a) = (1 + tanh(a / 2)) / 2, without overflow
-    r, z = s[..., :H], s[..., H:]
-    n = np.tanh(pre_x[..., 2 * H:] + (r * h) @ W_h[2 * H:].T)
+    r = sigmoid(pre_x[..., :H] + h @ W_h[:H].T)  # reset gate
+    z = sigmoid(pre_x[..., H:2 * H] + h @ W_h[H:2 * H].T)  # update gate
+    n = np.tanh(pre_x[..., 2 * H:] + (r * h) @ W_h[2 * H:].T)  # candidate, reading the reset state
     return z * h + (1.0 - z) * n, r, z, n
 
 
