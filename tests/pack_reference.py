@@ -1,7 +1,7 @@
 """The fixed-budget training loop of ``seqmodels.training.pack.train_arms`` as it was before the
 solve-based stopping rule (commit c6fdb7c), frozen here so a test can check that ``train_arms``
 without ``solve`` still computes exactly this, bit for bit: the chapters' glued numbers depend on
-it. It calls the stacked kernels only through their public functions, so a rewrite of the
+it. It calls the packed kernels only through their public functions, so a rewrite of the
 kernels changes both sides alike. Argument checks are left out (the inputs are the test's).
 """
 
@@ -22,7 +22,7 @@ def train_arms_before_stopping(arms, sample, d_in, n_classes, seeds, config, dat
     for arm in arms:
         groups.setdefault((arm.kind, arm.d_hidden), []).append(arm)
     dtype = np.dtype(dtype)
-    stacks = {key: {k: np.concatenate([init_pack(a, d_in, n_classes, seeds)[k] for a in members]).astype(dtype)
+    packs = {key: {k: np.concatenate([init_pack(a, d_in, n_classes, seeds)[k] for a in members]).astype(dtype)
                     for k in init_pack(members[0], d_in, n_classes, seeds[:1])}
               for key, members in groups.items()}
     opts = {key: Adam(lr=config.lr) for key in groups}
@@ -36,7 +36,7 @@ def train_arms_before_stopping(arms, sample, d_in, n_classes, seeds, config, dat
     changed = {key: np.ones(n, dtype=bool) for key, n in n_models.items()}
 
     def record(after):
-        for key, params in stacks.items():
+        for key, params in packs.items():
             acc = np.zeros(n_models[key]) if not at[key] else at[key][max(at[key])].copy()
             todo = np.flatnonzero(changed[key])
             if todo.size:
@@ -55,7 +55,7 @@ def train_arms_before_stopping(arms, sample, d_in, n_classes, seeds, config, dat
                     if c > step:
                         record(c)
                 break
-            for key, params in stacks.items():
+            for key, params in packs.items():
                 on = np.flatnonzero(active[key])
                 if on.size == 0:
                     continue
@@ -83,6 +83,6 @@ def train_arms_before_stopping(arms, sample, d_in, n_classes, seeds, config, dat
         S = len(seeds)
         for j, arm in enumerate(members):
             part = slice(j * S, (j + 1) * S)
-            out[arm.name] = ({k: v[part].copy() for k, v in stacks[key].items()}, losses[key][:, part],
+            out[arm.name] = ({k: v[part].copy() for k, v in packs[key].items()}, losses[key][:, part],
                              taken[key][part], {c: a[part] for c, a in at[key].items()})
     return out

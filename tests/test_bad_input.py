@@ -4,8 +4,8 @@ The package is walked by introspection (every module, every public function, cla
 defined there), and each one must have at least one case below or an entry in ``NO_INPUT`` saying
 why it has nothing to get wrong; a new public function without a case fails
 :func:`test_every_public_callable_has_a_bad_input_case`. Each case must raise ``ValueError`` (an
-option outside its allowed set included), or ``KeyError`` for a key a table of data lacks (an
-unknown word, a missing parameter; see ``seqmodels/__init__.py``), whose message names the
+option outside its allowed set included), or ``KeyError`` for a key a table of data lacks (the
+rule is stated once, in the Conventions of ``seqmodels/__init__.py``), whose message names the
 argument as a whole word, within
 a time limit (so a hang fails rather than stalls the suite); returning anything, a NaN or an inf
 included, fails.
@@ -1290,7 +1290,7 @@ case("diagrams.draw_pmi_factorisation", "fontsize nan", "fontsize",
      lambda: diagrams.draw_pmi_factorisation(_AX, fontsize=NAN))
 
 
-# issue 14: the GRU, stacked seeds, the delay arms, number agreement, the cell drawings
+# issue 14: the GRU, packed seeds, the delay arms, number agreement, the cell drawings
 _GW, _GB = gru.init_gru(3, 2, np.random.default_rng(0))
 _GX = np.zeros((4, 3))
 case("gru.init_gru", "d_hidden 0", "d_hidden", lambda: gru.init_gru(3, 0, np.random.default_rng(0)))

@@ -1,4 +1,4 @@
-"""seqmodels.training.pack: a stack of S models computes what S single models compute, and trains fast."""
+"""seqmodels.training.pack: a pack of S models computes what S single models compute, and trains fast."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_stack_matches_single_models(arm):
 @pytest.mark.parametrize("S,B,T", [(1, 1, 1), (1, 3, 4), (3, 1, 1), (2, 5, 3), (4, 2, 6)])
 @pytest.mark.parametrize("arm", ARMS, ids=lambda a: a.kind)
 def test_stack_gradients_match_central_differences(arm, S, B, T):
-    # the stacked layout (hidden-major states, inputs of all steps side by side) against the
+    # the packed layout (hidden-major states, inputs of all steps side by side) against the
     # definition of the gradient, including one step, one model and a batch of one
     rng = np.random.default_rng([S, B, T])
     xs, labels = rng.normal(size=(T, B, 3)), rng.integers(0, 4, size=B)
@@ -90,7 +90,7 @@ def test_train_arms_learns_and_models_are_independent():
                       task.n_symbols, seeds=(0, 1), config=config)
     xs, y = task.sample(np.random.default_rng(9), 200, 3)
     assert pack_accuracy(runs["LSTM"], xs, y).min() > 0.9
-    # training a stack of one gives the same weights as that model inside a bigger stack
+    # training a pack of one gives the same weights as that model inside a bigger pack
     alone = train_arms([Arm("LSTM", "lstm", 8, 3.0)], sample, task.d_in, task.n_symbols, seeds=(1,), config=config)
     for name, v in alone["LSTM"].params.items():
         np.testing.assert_allclose(v[0], runs["LSTM"].params[name][1], atol=1e-9)
@@ -120,7 +120,7 @@ def test_checkpoints_of_stopped_models_are_their_final_accuracy():
 
 def test_an_arm_budget_stops_that_arm_only_and_kept_weights_are_those_of_a_shorter_run():
     # arm_steps: the limited arm's models are those of a run with that budget, its later checkpoints
-    # NaN; the other arm (same stack: same kind and width) trains on exactly as without the limit.
+    # NaN; the other arm (same pack: same kind and width) trains on exactly as without the limit.
     # keep_params: the weights after a checkpoint are those a run ending there returns.
     task = DelayTask()
     sample = lambda rng, n: task.sample(rng, n, 3)

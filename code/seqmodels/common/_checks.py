@@ -1,14 +1,9 @@
 """Input checks shared by every module: each message names the argument, what was expected and
 what arrived, so a reader who passes the wrong thing learns which thing it was.
 
-``ValueError`` for a bad value, type or shape, and for an option outside its allowed set (a
-``kind``, ``model``, ``method``, ``direction`` or ``shape`` chosen from choices the code fixes:
-:func:`one_of`). ``KeyError`` only for a key looked up in a table of data that lacks it: a word
-(or character) not in a vocabulary, an entry missing from a dict of parameters, gradients or
-config, a name not among an installed package's files or a result's arms. The test: if the valid
-values are written in the code, a wrong one is a ``ValueError``; if they come from data (what was
-counted, built, installed or run), a missing one is a ``KeyError``. Nothing here is public API:
-the modules call these helpers and document the errors in their own "Raises" sections.
+Which exception for which mistake follows the one rule of the package's Conventions (``Errors``
+in ``seqmodels/__init__.py``); :func:`one_of` is the check for an option. Nothing here is public
+API: the modules call these helpers and document the errors in their own "Raises" sections.
 """
 
 from __future__ import annotations

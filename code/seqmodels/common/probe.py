@@ -153,7 +153,7 @@ def linear_probe_accuracies(X_train, y_train, X_test, y_test, steps: int = 300, 
 
     ``X_train`` is (P, n_train, d) and ``X_test`` (P, n_test, d); entry ``p`` of the result is
     ``linear_probe_accuracy(X_train[p], y_train, X_test[p], y_test)``, computed by one Adam run on
-    the ``P`` stacked probes (Adam is elementwise, so they do not interact), which costs far less
+    the ``P`` packed probes (Adam is elementwise, so they do not interact), which costs far less
     than ``P`` separate runs of small matrices. Equal to the loop up to round-off (tests/test_probe.py).
 
     ``X_test`` may also be (S, P, n_test, d): ``S`` samples of test vectors with the same labels

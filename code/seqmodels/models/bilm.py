@@ -32,7 +32,7 @@ key               shape                              role
 (``d_in = d_embed`` for layer 0, ``d_hidden`` above it.)
 
 :func:`bilm_loss_and_grads` is the loss and its gradient for one biLM; :func:`seeds_loss_and_grads`
-computes the same for ``S`` biLMs whose weights are stacked on a leading axis, all ``2 S`` LSTMs of
+computes the same for ``S`` biLMs whose weights are packed on a leading axis, all ``2 S`` LSTMs of
 a layer in one pass, which is how :func:`seqmodels.training.bilm_train.train_bilms` trains several seeds
 at once (and, with ``grads=False``, measures their held-out loss). Every LSTM layer runs in the
 batched kernel :mod:`seqmodels.kernels.recurrent`. Training itself is in :mod:`seqmodels.training.bilm_train`, and
@@ -135,8 +135,8 @@ def init_bilm(vocab_size: int, config: BiLMConfig, rng: np.random.Generator) -> 
     return params
 
 
-def _check_params(params: Params, name: str = "params", stacked: bool = False) -> tuple[int, int]:
-    """Shapes of every entry; returns ``(vocab_size, d_hidden)``. With ``stacked``, every entry
+def _check_params(params: Params, name: str = "params", packed: bool = False) -> tuple[int, int]:
+    """Shapes of every entry; returns ``(vocab_size, d_hidden)``. With ``packed``, every entry
     starts with an axis of ``S = len(params["E"])`` seeds (:func:`seeds_loss_and_grads`)."""
     if not isinstance(params, dict):
         raise ValueError(f"{name} must be a dict of arrays (see init_bilm), got {type(params).__name__}")
@@ -144,7 +144,7 @@ def _check_params(params: Params, name: str = "params", stacked: bool = False) -
         if key not in params:
             raise KeyError(f"{name} has no entry {key!r}; it must hold E, fwd0.W, ..., W_out, b_out "
                            f"(see init_bilm), got keys {sorted(params)}")
-    k = int(stacked)  # leading axes before each entry's own shape
+    k = int(packed)  # leading axes before each entry's own shape
     E = as_float_array(f"{name}['E']", params["E"], ndims=(2 + k,))
     lead, pre = E.shape[:k], "S, " * k
     V, d_embed = E.shape[k:]
@@ -213,14 +213,14 @@ def _run_layers(params: Params, ids: np.ndarray, directions=DIRECTIONS, tag: str
     forwards = []
     x = params["E"][orders]  # (T, D, B, d_embed)
     for layer in range(n_layers_of(params)):
-        forward = _lstm_layer(x, _stacked(params, layer, "W", directions),
-                              _stacked(params, layer, "b", directions), None if tag is None else f"{tag}{layer}")
+        forward = _lstm_layer(x, _packed(params, layer, "W", directions),
+                              _packed(params, layer, "b", directions), None if tag is None else f"{tag}{layer}")
         forwards.append(forward)
         x = forward[0]
     return forwards
 
 
-def _stacked(params: Params, layer: int, what: str, directions=DIRECTIONS) -> np.ndarray:
+def _packed(params: Params, layer: int, what: str, directions=DIRECTIONS) -> np.ndarray:
     return np.stack([params[f"{d}{layer}.{what}"] for d in directions])
 
 
@@ -421,7 +421,7 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
 
 
 def seeds_loss_and_grads(P: Params, ids, dtype=np.float64, grads: bool = True) -> tuple[np.ndarray, Params]:
-    """:func:`bilm_loss_and_grads` for ``S`` independent biLMs stacked on a leading axis of every
+    """:func:`bilm_loss_and_grads` for ``S`` independent biLMs packed on a leading axis of every
     entry of ``P``, each on its own column block of ``ids`` (T, S, B). All ``2 S`` LSTMs of a
     layer run as one :func:`_lstm_layer`. Returns the ``S`` losses and the gradient of their sum,
     which for each seed is the gradient of its own loss (the seeds share no weight). The LSTM
@@ -455,7 +455,7 @@ def seeds_loss_and_grads(P: Params, ids, dtype=np.float64, grads: bool = True) -
     >>> bool(np.isclose(losses[1], bilm_loss(singles[1], ids[:, 1]))), g["E"].shape
     (True, (2, 6, 3))
     """
-    V, _ = _check_params(P, "P", stacked=True)
+    V, _ = _check_params(P, "P", packed=True)
     S = P["E"].shape[0]
     ids = as_ids("ids", ids, V, ndims=(3,), what="token ids", min_length=2)
     if ids.shape[1] != S or ids.shape[2] == 0:

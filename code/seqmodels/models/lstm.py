@@ -2,7 +2,7 @@ r"""The long short-term memory (LSTM) cell, forward and backpropagation through 
 
 One step reads ``x_t``, the previous output ``h_prev`` and the previous cell state ``c_prev``.
 A single matrix ``W`` acts on the concatenation ``[x_t, h_prev]`` and its four row blocks give the
-four gates, stacked in the order **forget, input, candidate, output**::
+four gates, in the order **forget, input, candidate, output**::
 
     z   = [x_t, h_prev] @ W.T + b          # (..., 4 d_hidden)
     f   = sigmoid(z[..., 0H:1H])           # forget gate:  how much of c_prev to keep

@@ -3,7 +3,7 @@ r"""Training biLMs: one seed at a time, or several seeds as one batched model.
 :func:`train_bilm` trains one biLM (:mod:`seqmodels.models.bilm`) on sentences of token ids with Adam
 and gradient clipping (:mod:`seqmodels.common.optim`), one epoch after another over batches of sentences
 of one length (:func:`length_batches`), so nothing is padded. :func:`train_bilms` trains several
-seeds at once: their weights are stacked on a leading axis and every step is one pass of
+seeds at once: their weights are packed on a leading axis and every step is one pass of
 :func:`seqmodels.models.bilm.seeds_loss_and_grads` for all of them, which costs far less than one run
 per seed. Given held-out sentences, :func:`train_bilms` also measures every seed's held-out loss
 after each epoch, returns the weights of its best epoch, and with a ``patience`` stops a seed
@@ -241,7 +241,7 @@ def train_bilms(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig(), s
     S = len(seeds)
     losses, epoch_losses = [], []
     active = np.ones(S, dtype=bool)  # seeds still training; all of them unless patience ran out
-    saved: dict[int, Params] = {}  # checkpoint epoch -> the stacked weights after it
+    saved: dict[int, Params] = {}  # checkpoint epoch -> the packed weights after it
     if held_out is not None:
         held_batches = length_batches(held_out, config.batch, np.random.default_rng(0))  # any order
         held = np.full((config.epochs, S), np.nan)
@@ -325,7 +325,7 @@ def _check_held_out(held_out, vocab_size: int) -> list[np.ndarray]:
 
 
 def _held_out_loss(P: Params, batches, dtype) -> np.ndarray:
-    """(S,) each stacked seed's mean loss per prediction over ``batches`` ((T, n) id arrays): one
+    """(S,) each packed seed's mean loss per prediction over ``batches`` ((T, n) id arrays): one
     forward pass of all seeds per batch, no gradient."""
     S = len(P["E"])
     total, count = np.zeros(S), 0

@@ -1,24 +1,24 @@
-r"""Many seeds of one recurrent classifier trained as a single stacked model.
+r"""A pack: many seeds of one recurrent classifier side by side on a leading model axis, trained as one.
 
 An experiment that needs ten seeds per arm would train ten small models one after another, and a
-Python loop over time steps dominates each. Here the ``S`` models' weights are stacked along a
+Python loop over time steps dominates each. Here the ``S`` models' weights are packed along a
 new leading axis and run side by side: one time step of all of them is one batched matrix product,
 ``(S, batch, d_hidden) @ (S, d_hidden, k d_hidden)``, so the loop over time is paid once. The
 models share nothing but the data: each has its own initial weights (drawn exactly as
 :func:`seqmodels.training.train.init_classifier` draws them for its seed), its own gradient, its own
-clipping and its own early stop; Adam works entry by entry, so one Adam over the stack is ``S``
+clipping and its own early stop; Adam works entry by entry, so one Adam over the pack is ``S``
 independent Adams.
 
 Shapes: inputs ``xs`` are ``(T, batch, d_in)``, shared by every model; logits are
-``(S, batch, n_classes)``; a stacked weight is ``(S, out, in)``, row blocks as in
+``(S, batch, n_classes)``; a packed weight is ``(S, out, in)``, row blocks as in
 :mod:`seqmodels.models.rnn`, :mod:`seqmodels.models.lstm` and :mod:`seqmodels.models.gru`. The cells run in the batched
 kernel :mod:`seqmodels.kernels.recurrent`; this module adds the read-out, the loss and the training loop.
 
 - :class:`Arm`: one configuration (cell kind, width, initial bias or radius) of an experiment.
-- :func:`init_pack`, :func:`pack_loss_and_grads`: the stacked classifier and its gradient.
+- :func:`init_pack`, :func:`pack_loss_and_grads`: the packed classifier and its gradient.
 - :func:`train_arms`: every arm from every seed on the same batches; models of the same kind and
-  width are trained as one stack.
-- :func:`unpack`: one model of a stack as the parameter dict of :func:`seqmodels.training.train.predict`.
+  width are trained as one pack.
+- :func:`unpack`: one model of a pack as the parameter dict of :func:`seqmodels.training.train.predict`.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class Arm:
         finite_float("option", self.option)
 
     def cell(self) -> Recurrence:
-        """The single-model :class:`seqmodels.training.train.Recurrence` this arm stacks."""
+        """The single-model :class:`seqmodels.training.train.Recurrence` this arm packs."""
         return {"rnn": rnn_cell, "lstm": lstm_cell, "gru": gru_cell}[self.kind](self.option)
 
     def n_params(self, d_in: int, n_classes: int) -> int:
@@ -80,7 +80,7 @@ class Arm:
 
 
 def init_pack(arm: Arm, d_in: int, n_classes: int, seeds) -> Params:
-    """The models of ``arm`` for every seed, stacked: each entry has a leading axis of ``len(seeds)``.
+    """The models of ``arm`` for every seed, packed: each entry has a leading axis of ``len(seeds)``.
 
     Model ``k`` starts from exactly the weights :func:`seqmodels.training.train.init_classifier` draws from
     ``np.random.default_rng([seeds[k], 0])``, the draw :func:`seqmodels.training.train.train_classifier`
@@ -101,14 +101,14 @@ def init_pack(arm: Arm, d_in: int, n_classes: int, seeds) -> Params:
 
 
 def unpack(params: Params, k: int) -> Params:
-    """Model ``k`` of a stack, in the layout of :func:`seqmodels.training.train.predict` (copies).
+    """Model ``k`` of a pack, in the layout of :func:`seqmodels.training.train.predict` (copies).
 
-    Raises ``ValueError`` unless ``k`` is an integer index into the stack's leading axis.
+    Raises ``ValueError`` unless ``k`` is an integer index into the pack's leading axis.
     """
     n = len(next(iter(params.values()))) if params else 0
     k = positive_int("k", k, minimum=0)
     if k >= n:
-        raise ValueError(f"k must be < {n}, the number of stacked models, got {k}")
+        raise ValueError(f"k must be < {n}, the number of packed models, got {k}")
     return {name: np.array(v[k]) for name, v in params.items()}
 
 
@@ -129,7 +129,7 @@ def _check_pack(kind, params, xs):
     one_of("kind", kind, KINDS)
     for key in ("W_h", "W_x", "b") if kind == "rnn" else ("W", "b"):
         if key not in params:
-            raise KeyError(f"params has no entry {key!r} for a stacked {kind}")
+            raise KeyError(f"params has no entry {key!r} for a packed {kind}")
     for key in ("W_out", "b_out"):
         if key not in params:
             raise KeyError(f"params has no entry {key!r} (the read-out)")
@@ -149,7 +149,7 @@ def pack_logits(kind: str, params: Params, xs) -> np.ndarray:
     ------
     ValueError
         ``kind`` not ``"rnn"``, ``"lstm"`` or ``"gru"``; ``xs`` not (T, batch, d_in) with the
-        stack's ``d_in``, or not finite; the cell's weights of the wrong shape or not finite (as
+        pack's ``d_in``, or not finite; the cell's weights of the wrong shape or not finite (as
         :func:`seqmodels.kernels.recurrent.forward` refuses them; the read-out is not checked).
     KeyError
         a parameter missing from ``params``.
@@ -197,7 +197,7 @@ class PackRun:
 
     arm: Arm
     seeds: tuple[int, ...]
-    params: Params  #: stacked final weights, leading axis = seeds
+    params: Params  #: packed final weights, leading axis = seeds
     losses: np.ndarray  #: (steps, S) training loss of each batch (NaN after a model stopped)
     steps_taken: np.ndarray  #: (S,) updates each model made before its early stop (or the budget)
     checkpoint_accuracy: dict  #: step count -> (S,) test accuracy after that many steps
@@ -208,7 +208,7 @@ class PackRun:
     #: (S,) bool with ``solve``: whether the model was found solved by the cap (False: censored at
     #: ``config.steps``). None without ``solve``.
     solved: np.ndarray | None = None
-    #: step count -> stacked weights after that many steps, for the ``keep_params`` of
+    #: step count -> packed weights after that many steps, for the ``keep_params`` of
     #: :func:`train_arms` (a stopped model's are its final ones)
     checkpoint_params: dict = None
 
@@ -223,7 +223,7 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
                keep_params=()) -> dict[str, PackRun]:
     """Train every arm from every seed with one budget, on one stream of batches.
 
-    Arms of the same kind and width are stacked with their seeds into one model, so one Python loop
+    Arms of the same kind and width are packed with their seeds into one model, so one Python loop
     over time serves ``len(arms) * len(seeds)`` models. Every model sees the same batches, drawn by
     ``sample(rng, config.batch)`` from ``np.random.default_rng([data_seed, 1])``: the arms differ
     only in their cells and initial weights. Each model's gradient is clipped to ``config.clip`` by
@@ -240,7 +240,7 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
     Budgets per arm. ``arm_steps`` maps some arms' names to fewer updates than ``config.steps``:
     their models stop there (frozen like a model stopped early, ``steps_taken`` at most that), and
     their test accuracy at a checkpoint beyond it is NaN (not trained that long). The other arms'
-    models are unaffected: a model's numbers do not depend on which others share its stack.
+    models are unaffected: a model's numbers do not depend on which others share its pack.
 
     Stopping when solved. With ``solve`` (a held-out batch ``(xs, labels)``, or a list of such
     pairs whose sequences may differ in length; keep it apart from any ``test`` set reported on),
@@ -307,7 +307,7 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
             raise ValueError(f"arm_steps: {name!r} is not one of the arms {[a.name for a in arms]}")
         if positive_int("arm_steps", n) > config.steps:
             raise ValueError(f"arm_steps must be at most config.steps = {config.steps}, got {n} for {name!r}")
-    stacks = {key: {k: np.concatenate([init_pack(a, d_in, n_classes, seeds)[k] for a in members]).astype(dtype)
+    packs = {key: {k: np.concatenate([init_pack(a, d_in, n_classes, seeds)[k] for a in members]).astype(dtype)
                     for k in init_pack(members[0], d_in, n_classes, seeds[:1])}
               for key, members in groups.items()}
     opts = {key: Adam(lr=config.lr) for key in groups}
@@ -332,11 +332,11 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
     kept = {key: {} for key in groups}
     # models whose weights may have changed since the last checkpoint (all, before the first one);
     # the others are frozen and keep the accuracy measured then (each model's numbers do not
-    # depend on which other models share its stack)
+    # depend on which other models share its pack)
     changed = {key: np.ones(n, dtype=bool) for key, n in n_models.items()}
 
     def record(after):
-        for key, params in stacks.items():
+        for key, params in packs.items():
             acc = np.zeros(n_models[key]) if not at[key] else at[key][max(at[key])].copy()
             todo = np.flatnonzero(changed[key])
             if todo.size:
@@ -358,7 +358,7 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
                     if c > step:
                         record(c)
                 break
-            for key, params in stacks.items():
+            for key, params in packs.items():
                 on = np.flatnonzero(active[key])  # models still training; stopped ones cost nothing
                 if on.size == 0:
                     continue
@@ -404,7 +404,7 @@ def train_arms(arms, sample, d_in: int, n_classes: int, seeds, config: TrainConf
             part = slice(j * S, (j + 1) * S)
             extra = {} if solve_sets is None else {"steps_to_solve": to_solve[key][part].copy(),
                                                    "solved": solved[key][part].copy()}
-            out[arm.name] = PackRun(arm, seeds, {k: v[part].copy() for k, v in stacks[key].items()},
+            out[arm.name] = PackRun(arm, seeds, {k: v[part].copy() for k, v in packs[key].items()},
                                      losses[key][:, part], taken[key][part],
                                      {c: a[part] for c, a in at[key].items()}, **extra,
                                      checkpoint_params={c: {k: v[part].copy() for k, v in p.items()}
@@ -491,7 +491,7 @@ def _solve_batches(solve, d_in: int, n_classes: int, dtype) -> list[tuple[np.nda
 
 
 def _solve_accuracy(kind: str, params: Params, batches) -> np.ndarray:
-    """(S,) share of all the sequences of ``batches`` each model of the stack ``params`` gets right."""
+    """(S,) share of all the sequences of ``batches`` each model of the pack ``params`` gets right."""
     right = sum((pack_logits(kind, params, xs).argmax(axis=-1) == labels).sum(axis=1) for xs, labels in batches)
     return right / sum(len(labels) for _, labels in batches)
 

@@ -12,7 +12,7 @@ A model sees the whole sequence and must name the key from its final state. Chan
 beats chance only by carrying the key through ``delay`` steps.
 
 :func:`arms_experiment` trains the arms of :data:`DELAY_ARMS` (RNN, a
-parameter-matched RNN, the LSTM at four forget biases, the GRU), ten seeds each, trained as stacked
+parameter-matched RNN, the LSTM at four forget biases, the GRU), ten seeds each, trained as packed
 models on the same batches, with the test accuracy recorded after several training budgets, or
 (``stop_when_solved=True``) each trained until it solves a held-out batch or reaches a cap, with
 its steps to solve recorded (:meth:`ArmsResult.median_steps_to_solve`, :meth:`ArmsResult.n_censored`).
@@ -302,7 +302,7 @@ def arms_experiment(delays, arms=DELAY_ARMS, seeds=range(10), budgets=(100, 200,
     """Train every arm from every seed at every delay on the same batches; test after each budget.
 
     At each delay all arms and seeds are trained together by :func:`seqmodels.training.pack.train_arms`
-    (models of one kind and width as one stacked model) on one stream of batches seeded by the
+    (models of one kind and width as one packed model) on one stream of batches seeded by the
     delay, for ``max(budgets)`` steps with ``config``'s batch, learning rate, clipping and early
     stop; every model answers the same ``n_test`` test sequences after each budget.
 
