@@ -62,13 +62,32 @@ _EVERYTHING = None  # marker: the code can reach any module of the package
 
 
 def _package_modules() -> set[str]:
-    return {path.stem for path in PACKAGE.glob("*.py")}
+    """Every module and subpackage of seqmodels, by dotted name below it: ``rnn`` for
+    ``seqmodels/rnn.py``, ``models`` and ``models.lstm`` for ``seqmodels/models/__init__.py`` and
+    ``seqmodels/models/lstm.py``; ``__init__`` for the package's own ``__init__.py``."""
+    found = set()
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        if parts[-1] == "__init__" and len(parts) > 1:
+            parts = parts[:-1]
+        found.add(".".join(parts))
+    return found
 
 
-def _imported_modules(source: str, *, inside_package: bool) -> set[str] | None:
-    """The seqmodels modules that Python ``source`` imports, by name (``rnn`` for
-    ``seqmodels/rnn.py``); None when it may reach any of them. ``inside_package``: ``source`` is a
-    module of seqmodels, so relative imports count too."""
+def _module_path(name: str) -> Path:
+    """The file of module ``name`` (a dotted name below seqmodels, as `_package_modules` gives)."""
+    if name == "__init__":
+        return PACKAGE / "__init__.py"
+    folder = PACKAGE.joinpath(*name.split("."))
+    return folder / "__init__.py" if folder.is_dir() else folder.with_suffix(".py")
+
+
+def _imported_modules(source: str, *, inside: str | None) -> set[str] | None:
+    """The seqmodels modules that Python ``source`` imports, by dotted name below the package
+    (``rnn`` for ``seqmodels/rnn.py``, ``models.lstm`` for ``seqmodels/models/lstm.py``), with the
+    subpackages whose ``__init__.py`` the import runs; None when it may reach any of them.
+    ``inside``: the dotted name of the seqmodels module ``source`` is (``__init__`` for the
+    package's own), so its relative imports count too; None for a chapter's code."""
     import ast
 
     try:
@@ -78,13 +97,21 @@ def _imported_modules(source: str, *, inside_package: bool) -> set[str] | None:
     modules = _package_modules()
     found: set[str] = set()
 
-    def from_package(names) -> bool:  # `from seqmodels import a, b` / `from . import a, b`
-        for alias in names:
-            if alias.name == "*":
-                return False
-            if alias.name in modules:
-                found.add(alias.name)
-        return True  # other names come from __init__.py, which every chapter depends on anyway
+    def add(name: str) -> None:  # a module, and every subpackage above it (their __init__ runs)
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):
+            if ".".join(parts[:i]) in modules:
+                found.add(".".join(parts[:i]))
+
+    def relative_base(level: int) -> str | None:  # the package `from .` (level dots) names, or None
+        if inside is None:
+            return None
+        package = [] if inside == "__init__" else inside.split(".")
+        if inside != "__init__" and not _module_path(inside).name == "__init__.py":
+            package = package[:-1]  # a plain module: `.` is the package that holds it
+        if level - 1 > len(package):
+            return None
+        return ".".join(package[:len(package) - (level - 1)])
 
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -93,19 +120,24 @@ def _imported_modules(source: str, *, inside_package: bool) -> set[str] | None:
                 if top == "seqmodels":
                     if not rest:
                         return _EVERYTHING  # `import seqmodels`: attribute access can reach anything
-                    found.add(rest.partition(".")[0])
+                    add(rest)
         elif isinstance(node, ast.ImportFrom):
-            relative = node.level > 0 and inside_package
             if node.level == 0 and node.module is not None and node.module.partition(".")[0] == "seqmodels":
-                sub = node.module.partition(".")[2]
-            elif relative:
-                sub = node.module or ""
+                base = node.module.partition(".")[2]
+            elif node.level > 0 and inside is not None:
+                base = relative_base(node.level)
+                if base is None:
+                    return _EVERYTHING
+                if node.module:
+                    base = f"{base}.{node.module}" if base else node.module
             else:
                 continue
-            if sub:
-                found.add(sub.partition(".")[0])
-            elif not from_package(node.names):
-                return _EVERYTHING
+            if base:
+                add(base)
+            for alias in node.names:  # `from seqmodels[.sub] import a`: a may be a module
+                if alias.name == "*":
+                    return _EVERYTHING
+                add(f"{base}.{alias.name}" if base else alias.name)
         elif isinstance(node, ast.Call):  # importlib.import_module("seqmodels.x") / __import__(...)
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
@@ -117,8 +149,8 @@ def _imported_modules(source: str, *, inside_package: bool) -> set[str] | None:
                 if top == "seqmodels":
                     if not rest:
                         return _EVERYTHING
-                    found.add(rest.partition(".")[0])
-                elif arg.value.startswith(".") and inside_package:
+                    add(rest)
+                elif arg.value.startswith(".") and inside is not None:
                     return _EVERYTHING
     return found
 
@@ -146,24 +178,22 @@ def chapter_dependencies(text: str) -> list[Path]:
     Sorted, so the hash does not depend on scan order."""
     every = sorted(PACKAGE.rglob("*.py")) + _data_files()
     cells = chapter_code(text)
-    named = _imported_modules(cells, inside_package=False)
+    named = _imported_modules(cells, inside=None)
     if named is None:
         return every
     seen: set[str] = set()
     todo = sorted(named | {"__init__"})
     while todo:
         name = todo.pop()
-        path = PACKAGE / f"{name}.py"
-        if (PACKAGE / name).is_dir():
-            return every  # a subpackage: not scanned, so the chapter depends on everything
+        path = _module_path(name)
         if name in seen or not path.is_file():
             continue
         seen.add(name)
-        inner = _imported_modules(path.read_text(), inside_package=True)
+        inner = _imported_modules(path.read_text(), inside=name)
         if inner is None:
             return every
         todo += sorted(inner - seen)
-    modules = sorted(PACKAGE / f"{name}.py" for name in seen)
+    modules = sorted(_module_path(name) for name in seen)
     sources = [cells] + [path.read_text() for path in modules]
     return modules + [path for path in _data_files() if any(path.name in source for source in sources)]
 
