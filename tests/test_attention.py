@@ -9,9 +9,9 @@ from hypothesis.extra.numpy import arrays
 
 from gradcheck import numerical_gradient, relative_error
 from seqmodels.models.attention import (KVCache, attention_stack, causal_mask, decode, decode_flops, decode_step,
-                                 decode_step_without_cache, generate,
-                                 init_attention, multi_head_attention, self_attention,
-                                 self_attention_backward, sinusoidal_positions, softmax)
+                                        decode_step_without_cache, generate,
+                                        init_attention, multi_head_attention, self_attention,
+                                        self_attention_backward, sinusoidal_positions, softmax)
 
 
 def weights(seed, d_model, d_k, d_v, scale=1.0):

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from gradcheck import numerical_gradient, relative_error
 from seqmodels.models.bilm import (BiLMConfig, bilm_loss, bilm_loss_and_grads, bilm_states, init_bilm, next_token_probs,
-                            seeds_loss_and_grads)
+                                   seeds_loss_and_grads)
 from seqmodels.training.bilm_train import train_bilm
 from seqmodels.models.birnn import bilstm_forward
 from seqmodels.models.elmo import token_vectors

@@ -16,7 +16,7 @@ from seqmodels.experiments.bottlenecks.gradient_paths import DEPTH_ARMS, depth_a
 from seqmodels.experiments.bottlenecks.capacity import count_probe, count_r2, final_states, next_token_leak, positions_recovered, state_probe
 from seqmodels.common.probe import linear_probe
 from seqmodels.experiments.production.timing import (TIMING_PAGES, attention_split_times, kv_step_times, kv_total_times,
-                              prefill_decode_times, recurrence_costs)
+                                                     prefill_decode_times, recurrence_costs)
 from seqmodels.common.clock import interleaved_best
 from seqmodels.models.lstm import init_lstm
 from seqmodels.models.rnn import init_rnn

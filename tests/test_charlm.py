@@ -9,8 +9,8 @@ import pytest
 
 from gradcheck import numerical_gradient, relative_error
 from seqmodels.models.charlm import (ALPHABET, PARAM_NAMES, CharLMConfig, bits_per_char, charlm_loss_and_grads,
-                              decode, encode, init_charlm, interpolated_ngram_bits_per_char,
-                              ngram_bits_per_char, normalize_text, sample, train_charlm)
+                                     decode, encode, init_charlm, interpolated_ngram_bits_per_char,
+                                     ngram_bits_per_char, normalize_text, sample, train_charlm)
 from hypothesis import given, settings, strategies as st
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from seqmodels.experiments.pretrained.contextuality import (adjust_similarity, bootstrap_mean_interval, correct_vectors,
-                                     cosine_contributions, top_share)
+                                                            cosine_contributions, top_share)
 
 
 def _unit(X):

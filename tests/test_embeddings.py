@@ -13,7 +13,7 @@ from seqmodels.datasets.corpus import analogy_questions, strip_wiki_markup, toke
 from seqmodels.datasets.glove import load_glove
 from seqmodels.common.vectors import WordVectors, analogy, analogy_accuracy, analogy_rank, cosine_similarity, nearest, one_hot
 from seqmodels.models.word2vec import (SGNSConfig, build_vocabulary, keep_probabilities, negative_table, sgns_loss_and_grads,
-                                skipgram_pairs, train_sgns)
+                                       skipgram_pairs, train_sgns)
 
 # ------------------------------------------------------------------------------ SGNS gradients
 

@@ -9,7 +9,7 @@ from gradcheck import numerical_gradient, relative_error
 from pack_reference import train_arms_before_stopping
 from seqmodels.experiments.lstm.delay import DelayTask
 from seqmodels.training.pack import (Arm, init_pack, median_steps_to_solve, pack_accuracy, pack_logits,
-                               pack_loss_and_grads, train_arms, unpack)
+                                     pack_loss_and_grads, train_arms, unpack)
 from seqmodels.training.train import TrainConfig, init_classifier, loss_and_grads, predict
 
 ARMS = [Arm("RNN", "rnn", 5, 1.0), Arm("LSTM", "lstm", 4, 3.0), Arm("GRU", "gru", 3, 0.5)]

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from seqmodels.experiments.embeddings import pmi
 from seqmodels.experiments.embeddings.offsets import (mean_offset_cosine, mispaired_offset_cosines, offset_gain,
-                               pair_vectors, relation_pairs)
+                                                      pair_vectors, relation_pairs)
 from seqmodels.common.vectors import WordVectors, analogy_accuracy_by, analogy_hits
 
 

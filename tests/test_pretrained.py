@@ -20,12 +20,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+import seqmodels
 from seqmodels.models import pretrained
 from seqmodels.models.attention import multi_head_attention
 from seqmodels.models.pretrained import (BertConfig, ModelFilesError, gelu, layer_norm, load_minilm,
-                                  masked_multi_head_attention, read_model_files)
+                                         masked_multi_head_attention, read_model_files)
 
-FIXTURE = Path(pretrained.__file__).parent / "data" / "minilm_reference.npz"  # package data
+FIXTURE = Path(seqmodels.__file__).parent / "data" / "minilm_reference.npz"  # package data
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from hypothesis.extra.numpy import arrays
 
 from gradcheck import numerical_gradient, relative_error
 from seqmodels.models.rnn import (gradient_decay, init_rnn, rnn_backward, rnn_forward, rnn_step,
-                           state_jacobian_norms)
+                                  state_jacobian_norms)
 
 
 def make_problem(seed, T, d_in, d_hidden, batch=None):

@@ -8,8 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 from seqmodels.models.blocks import block_stack_states, init_blocks, init_mlp, layer_norm, mlp
 from seqmodels.experiments.production.serving import (CPUS, DEVICES, MODEL_SHAPES, ModelShape, arithmetic_intensity, decode_step_cost,
-                               intensity_limit, kv_cache_bytes, max_batch, prefill_cost, ridge_point,
-                               roofline_time, weight_count)
+                                                      intensity_limit, kv_cache_bytes, max_batch, prefill_cost, ridge_point,
+                                                      roofline_time, weight_count)
 
 
 def test_shapes_match_published_sizes():

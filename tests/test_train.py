@@ -15,7 +15,7 @@ from seqmodels.experiments.lstm.delay import DelayTask
 from seqmodels.common.numeric import softmax_cross_entropy
 from seqmodels.common.optim import Adam, clip_grad_norm
 from seqmodels.training.train import (LSTM, RNN, TrainConfig, accuracy, classifier_head, init_classifier, input_sensitivity,
-                             loss_and_grads, lstm_cell, rnn_cell, train_classifier)
+                                      loss_and_grads, lstm_cell, rnn_cell, train_classifier)
 
 
 @pytest.mark.parametrize("seed,batch,n_classes", [(0, 1, 2), (1, 5, 3), (2, 8, 7)])

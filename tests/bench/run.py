@@ -194,7 +194,7 @@ def cache_records(copy: Path, builddir: str) -> dict[int, tuple[str, float]]:
 
 def chapter_modules(root: Path = ROOT) -> dict[str, set[str]]:
     """conf.py's own dependency scan: for every page of ``root/book`` with code cells, the files of
-    seqmodels its cells can execute (``{"rnn": {"__init__.py", "rnn.py", ...}, ...}``); an edit of one
+    seqmodels its cells can execute (``{"rnn": {"__init__.py", "models/rnn.py", ...}, ...}``); an edit of one
     of them re-executes the page."""
     import importlib.util
 
@@ -210,7 +210,7 @@ def chapter_modules(root: Path = ROOT) -> dict[str, set[str]]:
                 del os.environ["SEQMODELS_BUILDDIR"]
             else:
                 os.environ["SEQMODELS_BUILDDIR"] = saved
-    return {page.stem: {p.name for p in conf.chapter_dependencies(page.read_text())}
+    return {page.stem: {p.relative_to(conf.PACKAGE).as_posix() for p in conf.chapter_dependencies(page.read_text())}
             for page in sorted((root / "book").glob("*.md")) if "{code-cell}" in page.read_text()}
 
 
@@ -230,10 +230,10 @@ def modules_to_edit(deps: dict[str, set[str]], chapter: str) -> tuple[str, str]:
     ties go to the first name."""
     users = importers(deps)
     chapters = [page for page, modules in deps.items() if modules - {"__init__.py"}]
-    only = sorted(m for m, pages in users.items() if pages == [chapter] and m != "__init__.py")
+    only = sorted(m for m, pages in users.items() if pages == [chapter] and not m.endswith("__init__.py"))
     if not only:
         raise RuntimeError(f"no module of code/seqmodels is executed by {chapter}.md alone")
-    shared = sorted((m for m, pages in users.items() if 1 < len(pages) < len(chapters)),
+    shared = sorted((m for m, pages in users.items() if 1 < len(pages) < len(chapters) and not m.endswith("__init__.py")),
                     key=lambda m: (-len(users[m]), m))
     if not shared:
         raise RuntimeError("no module of code/seqmodels is executed by several chapters but not all")

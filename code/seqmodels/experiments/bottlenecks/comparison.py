@@ -1,8 +1,9 @@
 r"""The comparison table of the bottlenecks chapter: five models, one row each, every cell computed.
 
-:func:`comparison_table` combines the graph measures of :mod:`seqmodels.experiments.bottlenecks.complexity`, a timing from
-:mod:`seqmodels.experiments.production.timing` and a read-out accuracy from :mod:`seqmodels.experiments.bottlenecks.capacity` and
-:mod:`seqmodels.common.probe`.
+:func:`comparison_table` combines the graph measures of
+:mod:`seqmodels.experiments.bottlenecks.complexity`, a timing
+(:func:`seqmodels.common.clock.interleaved_best`) and a read-out accuracy from
+:mod:`seqmodels.experiments.bottlenecks.capacity` and :mod:`seqmodels.common.probe`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from seqmodels.common._checks import positive_int
 from seqmodels.models.attention import init_attention, self_attention
 from seqmodels.models.birnn import bilstm_forward
 from seqmodels.experiments.bottlenecks.capacity import attention_read, final_states, token_sequences
-from seqmodels.experiments.bottlenecks.complexity import MODELS, critical_path, dependency_graph, layer_flops, max_path_length
+from seqmodels.experiments.bottlenecks.complexity import (MODELS, critical_path, dependency_graph, layer_flops,
+                                                      max_path_length)
 from seqmodels.models.lstm import init_lstm, lstm_forward
 from seqmodels.common.probe import linear_probe
 from seqmodels.models.rnn import init_rnn, rnn_forward

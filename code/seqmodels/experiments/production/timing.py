@@ -20,8 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from seqmodels.common._checks import as_int_list, as_rng, positive_int
-from seqmodels.models.attention import (KVCache, attention_stack, causal_mask, decode, decode_step, decode_step_without_cache,
-                        generate, init_attention, self_attention, sinusoidal_positions)
+from seqmodels.models.attention import (KVCache, attention_stack, causal_mask, decode, decode_step,
+                                        decode_step_without_cache, generate, init_attention, self_attention,
+                                        sinusoidal_positions)
 from seqmodels.common.clock import interleaved_best
 from seqmodels.common.numeric import softmax, softmax_
 from seqmodels.models.rnn import init_rnn, rnn_forward
