@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from seqmodels.common._checks import as_float_array, as_rng, as_sequence, as_state, check_shape, finite_float, positive_int
-from seqmodels.common.numeric import sigmoid
+from seqmodels.common.numeric import sigmoid_unchecked
 
 #: Gate names in the order of ``W``'s row blocks.
 GRU_GATES = ("reset", "update", "candidate")
@@ -52,8 +52,8 @@ def _check_params(W, b):
 
 def _step(pre_x, h, W_h, H):
     """One step on checked arrays; ``pre_x = x @ W_x.T + b`` of shape (..., 3H)."""
-    r = sigmoid(pre_x[..., :H] + h @ W_h[:H].T)  # reset gate
-    z = sigmoid(pre_x[..., H:2 * H] + h @ W_h[H:2 * H].T)  # update gate
+    rz = sigmoid_unchecked(pre_x[..., :2 * H] + h @ W_h[:2 * H].T)  # inputs checked on entry
+    r, z = rz[..., :H], rz[..., H:]  # reset gate, update gate
     n = np.tanh(pre_x[..., 2 * H:] + (r * h) @ W_h[2 * H:].T)  # candidate, reading the reset state
     return z * h + (1.0 - z) * n, r, z, n
 

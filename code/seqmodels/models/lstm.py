@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from seqmodels.common._checks import as_float_array, as_rng, as_sequence, as_state, check_shape, finite_float, positive_int
-from seqmodels.common.numeric import sigmoid
+from seqmodels.common.numeric import sigmoid_unchecked
 
 #: Gate names in the order of ``W``'s row blocks.
 GATES = ("forget", "input", "candidate", "output")
@@ -53,11 +53,11 @@ def _check_params(W, b):
 
 def _gates(z, H):
     """The gates of pre-activations ``z`` (..., 4H): ``f, i, o = sigmoid(.)`` of their blocks and
-    the candidate ``g = tanh(.)`` of its block, each (..., H)."""
-    f = sigmoid(z[..., :H])
-    i = sigmoid(z[..., H:2 * H])
+    the candidate ``g = tanh(.)`` of its block, each (..., H). (The sigmoid is the unchecked form:
+    ``z`` comes from inputs checked once, on entry; one call serves the three gates.)"""
+    s = sigmoid_unchecked(z)  # blocks 0, 1 and 3 are the gates; block 2 goes through tanh instead
+    f, i, o = s[..., :H], s[..., H:2 * H], s[..., 3 * H:]
     g = np.tanh(z[..., 2 * H:3 * H])
-    o = sigmoid(z[..., 3 * H:])
     return f, i, g, o
 
 
@@ -118,9 +118,11 @@ def _forward(xs, h0, c0, W, b, d_hidden, d_in):
     shape = xs.shape[:-1] + (H,)  # (T, [B,] H)
     hs, cs = np.empty(shape), np.empty(shape)
     f, i, g, o = (np.empty(shape) for _ in GATES)
+    pre_x = xs @ W[:, :d_in].T + b  # (T, [B,] 4H): the input part of z, every step at once
+    W_h = W[:, d_in:]
     h, c = h0, c0
     for t in range(xs.shape[0]):
-        z = xs[t] @ W[:, :d_in].T + h @ W[:, d_in:].T + b  # ([B,] 4H)
+        z = pre_x[t] + h @ W_h.T  # ([B,] 4H)
         f[t], i[t], g[t], o[t] = _gates(z, H)
         c = f[t] * c + i[t] * g[t]
         h = o[t] * np.tanh(c)
