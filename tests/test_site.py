@@ -228,7 +228,7 @@ def test_every_figure_has_a_caption_alt_text_and_its_file(site, page):
         img = figure.find("img")
         assert img is not None, f"{page}/{name}: no image"
         folder = (site / page).parent  # images are relative to the page (evidence/ pages are one deeper)
-        if img["src"].startswith("data:"):  # an explorable figure (seqmodels.explore) holds its states
+        if img["src"].startswith("data:"):  # an explorable figure (seqmodels.display.explore) holds its states
             assert img["src"].startswith("data:image/svg+xml") and figure.find(attrs={"data-sm-explore": True}), \
                 f"{page}/{name}: an inline image that is not an explorable figure's"
         else:
@@ -278,7 +278,7 @@ def test_repr_scanner_catches_numpy_scalars_and_long_dicts():
 
 @pytest.mark.parametrize("page", [f"{name}.html" for name in EXECUTED_PAGES])
 def test_printed_outputs_are_numbers_and_tables_not_python_reprs(site, page):
-    """What a cell prints is for a reader: a number formatted, rows as a Table (seqmodels.tables, shown
+    """What a cell prints is for a reader: a number formatted, rows as a Table (seqmodels.display.tables, shown
     as an HTML table), never np.float64(...) or a dict laid out as Python over several lines."""
     soup = BeautifulSoup((site / page).read_text(), "html.parser")
     outputs = [pre.get_text() for pre in soup.select("div.cell_output pre")]
