@@ -29,12 +29,21 @@ extensions = [
     "sphinx_exercise",
     "sphinx_togglebutton",
     "seqbook.twolayers",  # chapter openings, result links to evidence pages, reading times
+    "seqbook.apidocs",  # the API pages: autodoc and napoleon on the package's docstrings
 ]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "conftest.py", "_templates", "_static"]
 templates_path = ["book/_templates"]  # accessibility fixes of theme templates (see each file)
 nitpicky = True
 numfig = True
 numfig_secnum_depth = 0
+
+# --- The API pages: seqmodels' docstrings (NumPy style, see seqbook.apidocs) -----------------------
+# Signatures without annotations: a parameter's type is written in its docstring, as prose for the
+# reader (``ndarray of shape (T, d_in)``), not as a cross-reference for nitpicky mode to resolve.
+# Module constants are listed (a docstring refers to them), without their values.
+autodoc_typehints = "none"
+autodoc_member_order = "bysource"
+autodoc_default_options = {"members": True, "undoc-members": True, "no-value": True}
 
 # --- MyST and notebook execution ---------------------------------------------------------------
 myst_enable_extensions = ["amsmath", "colon_fence", "deflist", "dollarmath"]
