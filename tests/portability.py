@@ -187,8 +187,8 @@ def timing_pages() -> set[str]:
     import seqmodels
 
     pages: set[str] = set()
-    for info in pkgutil.iter_modules(seqmodels.__path__):
-        pages |= set(getattr(importlib.import_module(f"seqmodels.{info.name}"), "TIMING_PAGES", ()))
+    for info in pkgutil.walk_packages(seqmodels.__path__, "seqmodels."):
+        pages |= set(getattr(importlib.import_module(info.name), "TIMING_PAGES", ()))
     return pages
 
 

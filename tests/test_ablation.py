@@ -1,4 +1,4 @@
-"""seqmodels.ablation: with nothing ablated it is the LSTM; each intervention does what it says."""
+"""seqmodels.experiments.lstm.ablation: with nothing ablated it is the LSTM; each intervention does what it says."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seqmodels.ablation import lstm_forward_ablated
-from seqmodels.lstm import init_lstm, lstm_forward
+from seqmodels.experiments.lstm.ablation import lstm_forward_ablated
+from seqmodels.models.lstm import init_lstm, lstm_forward
 
 
 def _model(seed=0, d_in=3, d_h=4, T=6, batch=5):

@@ -1,11 +1,11 @@
-"""seqmodels.vectors.analogy_accuracy_by: 3CosAdd and 3CosMul against direct loops, bad input."""
+"""seqmodels.common.vectors.analogy_accuracy_by: 3CosAdd and 3CosMul against direct loops, bad input."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from seqmodels.vectors import WordVectors, analogy_accuracy, analogy_accuracy_by
+from seqmodels.common.vectors import WordVectors, analogy_accuracy, analogy_accuracy_by
 
 
 def random_problem(seed, n=40, d=6, n_q=60):

@@ -1,4 +1,4 @@
-"""seqmodels.bilm: biLM gradients against finite differences, the loss written out, bad input."""
+"""seqmodels.models.bilm: biLM gradients against finite differences, the loss written out, bad input."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gradcheck import numerical_gradient, relative_error
-from seqmodels.bilm import (BiLMConfig, bilm_loss, bilm_loss_and_grads, bilm_states, init_bilm, next_token_probs,
+from seqmodels.models.bilm import (BiLMConfig, bilm_loss, bilm_loss_and_grads, bilm_states, init_bilm, next_token_probs,
                             seeds_loss_and_grads)
-from seqmodels.bilm_train import train_bilm
-from seqmodels.birnn import bilstm_forward
-from seqmodels.elmo import token_vectors
-from seqmodels.lstm import lstm_forward
-from seqmodels.numeric import log_softmax
+from seqmodels.training.bilm_train import train_bilm
+from seqmodels.models.birnn import bilstm_forward
+from seqmodels.models.elmo import token_vectors
+from seqmodels.models.lstm import lstm_forward
+from seqmodels.common.numeric import log_softmax
 
 
 def make_bilm(seed, n_layers, vocab=7, d_embed=3, d_hidden=4):
@@ -133,10 +133,10 @@ def test_bilm_rejects_bad_ids_and_params():
 @settings(max_examples=20, deadline=None)
 @given(st.integers(1, 9), st.integers(1, 4), st.integers(1, 5), st.integers(1, 3), st.integers(0, 2 ** 16))
 def test_the_training_loop_is_lstm_forward_and_lstm_backward_to_round_off(T, d_in, H, batch, seed):
-    # bilm trains its layers in the batched kernel (seqmodels.recurrent), two LSTMs side by side
-    # with inputs of their own; it must compute what seqmodels.lstm computes
-    from seqmodels.bilm import _lstm_layer, _lstm_layer_backward
-    from seqmodels.lstm import lstm_backward
+    # bilm trains its layers in the batched kernel (seqmodels.kernels.recurrent), two LSTMs side by side
+    # with inputs of their own; it must compute what seqmodels.models.lstm computes
+    from seqmodels.models.bilm import _lstm_layer, _lstm_layer_backward
+    from seqmodels.models.lstm import lstm_backward
     rng = np.random.default_rng(seed)
     W, b = 2.0 * rng.normal(size=(4 * H, d_in + H)), rng.normal(size=4 * H)
     xs, dhs = rng.normal(size=(T, batch, d_in)), rng.normal(size=(T, batch, H))

@@ -1,12 +1,12 @@
-"""seqmodels.bilm_train: training lowers the loss, batched seeds reproduce one seed, bad input."""
+"""seqmodels.training.bilm_train: training lowers the loss, batched seeds reproduce one seed, bad input."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from seqmodels.bilm import BiLMConfig, bilm_loss, init_bilm
-from seqmodels.bilm_train import length_batches, train_bilm, train_bilms
+from seqmodels.models.bilm import BiLMConfig, bilm_loss, init_bilm
+from seqmodels.training.bilm_train import length_batches, train_bilm, train_bilms
 
 
 def test_training_lowers_the_loss_and_is_reproducible():

@@ -1,4 +1,4 @@
-"""seqmodels.birnn: the reversal property of the bidirectional LSTM, and bad input."""
+"""seqmodels.models.birnn: the reversal property of the bidirectional LSTM, and bad input."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from seqmodels.birnn import bilstm_forward
-from seqmodels.lstm import init_lstm, lstm_forward
+from seqmodels.models.birnn import bilstm_forward
+from seqmodels.models.lstm import init_lstm, lstm_forward
 
 
 @settings(max_examples=40, deadline=None)

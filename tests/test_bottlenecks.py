@@ -1,4 +1,4 @@
-"""seqmodels.complexity, timing, gradient_paths, probe (ridge read-out), capacity (state probe) and comparison: graphs, counts, probes and experiments (deterministic parts), bad input."""
+"""seqmodels.experiments.bottlenecks.complexity, timing, gradient_paths, probe (ridge read-out), capacity (state probe) and comparison: graphs, counts, probes and experiments (deterministic parts), bad input."""
 
 from __future__ import annotations
 
@@ -9,16 +9,17 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from seqmodels.attention import init_attention, self_attention
-from seqmodels.comparison import comparison_table
-from seqmodels.complexity import MODELS, critical_path, dependency_graph, layer_flops, max_path_length
-from seqmodels.gradient_paths import DEPTH_ARMS, depth_arms, gradient_by_distance, token_uniformity
-from seqmodels.capacity import count_probe, count_r2, final_states, next_token_leak, positions_recovered, state_probe
-from seqmodels.probe import linear_probe
-from seqmodels.timing import (TIMING_PAGES, attention_split_times, best_time, kv_step_times, kv_total_times,
-                              prefill_decode_times, recurrence_costs, sequential_timings)
-from seqmodels.lstm import init_lstm
-from seqmodels.rnn import init_rnn
+from seqmodels.models.attention import init_attention, self_attention
+from seqmodels.experiments.bottlenecks.comparison import comparison_table
+from seqmodels.experiments.bottlenecks.complexity import MODELS, critical_path, dependency_graph, layer_flops, max_path_length
+from seqmodels.experiments.bottlenecks.gradient_paths import DEPTH_ARMS, depth_arms, gradient_by_distance, token_uniformity
+from seqmodels.experiments.bottlenecks.capacity import count_probe, count_r2, final_states, next_token_leak, positions_recovered, state_probe
+from seqmodels.common.probe import linear_probe
+from seqmodels.experiments.production.timing import (TIMING_PAGES, attention_split_times, kv_step_times, kv_total_times,
+                              prefill_decode_times, recurrence_costs)
+from seqmodels.common.clock import interleaved_best
+from seqmodels.models.lstm import init_lstm
+from seqmodels.models.rnn import init_rnn
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
 
@@ -165,29 +166,34 @@ def test_comparison_table_deterministic_columns():
     assert t1["Word2Vec"]["time_ms"] is None
 
 
-def test_best_time_is_the_fastest_run_on_one_blas_thread(monkeypatch):
-    """A scripted clock: runs of 0.5, 0.2 and 0.9 s give 0.2; inside, BLAS has one thread."""
+def test_interleaved_best_is_the_fastest_run_of_each_on_one_blas_thread(monkeypatch):
+    """A scripted clock: a's runs of 0.5 and 0.2 s give 0.2, b's of 0.1 and 0.4 s give 0.1;
+    the runs alternate (a, b, a, b); inside, BLAS has one thread."""
     import time as time_module
 
     from threadpoolctl import threadpool_info
 
-    clock = iter([0.0, 0.5, 1.0, 1.2, 2.0, 2.9])
-    monkeypatch.setattr(time_module, "perf_counter", lambda: next(clock))
-    threads = []
-    assert best_time(lambda: threads.append([i["num_threads"] for i in threadpool_info()
-                                             if i["user_api"] == "blas"]), repeat=3) == pytest.approx(0.2)
-    assert len(threads) == 3 and all(t == [1] * len(t) for t in threads)
+    clock = iter([0.0, 0.5, 1.0, 1.1, 2.0, 2.2, 3.0, 3.4])
+    monkeypatch.setattr(time_module, "process_time", lambda: next(clock))
+    order, threads = [], []
+
+    def run(name):
+        order.append(name)
+        threads.append([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"])
+
+    best = interleaved_best({"a": lambda: run("a"), "b": lambda: run("b")}, repeat=2)
+    assert best == pytest.approx({"a": 0.2, "b": 0.1}) and order == ["a", "b", "a", "b"]
+    assert all(t == [1] * len(t) for t in threads)
 
 
 def test_timing_functions_return_one_time_per_length():
     steps = kv_step_times([1, 4], d_model=4, n_layers=2, repeat=1)
     totals = kv_total_times([2, 3], d_model=4, repeat=1)
-    seq = sequential_timings([4], d=4, repeat=1)
     rec = recurrence_costs([3], d=4, batch=2, repeat=1)
     split = attention_split_times([3], d=4, repeat=1)
     gen = prefill_decode_times([2, 3], d_model=4, vocab_size=5, repeat=1)
     assert set(rec) == {"floor", "one sequence", "batched", "one product", "input projection"} and set(gen) == {"prefill", "decode", "prefill_layers", "decode_layers"}
-    for arr in (list(steps.values()) + list(totals.values()) + list(seq.values()) + list(rec.values())
+    for arr in (list(steps.values()) + list(totals.values()) + list(rec.values())
                 + list(split.values()) + list(gen.values())):
         assert np.all(arr > 0)
 
@@ -202,7 +208,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match=r"n\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"):
         dependency_graph("RNN", 0)
     with pytest.raises(ValueError, match=r"repeat\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"):
-        best_time(lambda: None, repeat=0)
+        interleaved_best({"a": lambda: None}, repeat=0)
     with pytest.raises(ValueError, match=r"lengths\ must\ be\ a\ non\-empty\ list\ of\ integers\ >=\ 1,\ got\ none"):
         kv_step_times([], d_model=4)
     with pytest.raises(ValueError, match=r"ns\[0\]\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"):

@@ -37,7 +37,7 @@ from PIL import Image
 
 from browser_path import find_browser, missing_message
 from conftest import EXECUTED_PAGES, HTML
-from seqmodels.plotting import INK
+from seqmodels.display.plotting import INK
 
 AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -480,7 +480,7 @@ def test_contrast_helpers():
 
 
 def test_figures_sit_on_a_light_card_in_dark_mode(visits):
-    """Figures have transparent backgrounds and dark ink (seqmodels.plotting.INK); in dark mode the
+    """Figures have transparent backgrounds and dark ink (seqmodels.display.plotting.INK); in dark mode the
     theme must put an opaque light card behind them on which the ink, after the theme's image
     filter, keeps a WCAG contrast of at least 4.5."""
     ink = _rgba(INK)[0]
@@ -663,7 +663,7 @@ def test_search_finds_the_chapter(site, server, browser, query, expected):
     assert expected in found, f"search for {query!r} returned {found}, not {expected}"
 
 
-# --- Explorable figures (seqmodels.explore, book/_static/explore.js) ------------------------------
+# --- Explorable figures (seqmodels.display.explore, book/_static/explore.js) ------------------------------
 #: Pages and how many explorable figures each must have (issue 17: at least three in the book).
 EXPLORABLE = {"bottlenecks.html": 1, "lstm.html": 1, "production.html": 2}
 

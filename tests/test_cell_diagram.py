@@ -1,6 +1,6 @@
-"""seqmodels.cell_diagram: the drawings keep their conventions and compute the chapter's equations.
+"""seqmodels.display.cell_diagram: the drawings keep their conventions and compute the chapter's equations.
 
-Each drawing returns the geometry it drew (:class:`seqmodels.cell_diagram.CellDrawing`). The
+Each drawing returns the geometry it drew (:class:`seqmodels.display.cell_diagram.CellDrawing`). The
 checks below read only that geometry and the artists on the axes:
 
 - lines of different quantities never touch; where they cross, one hops over the other, and a hop
@@ -10,7 +10,7 @@ checks below read only that geometry and the artists on the axes:
   (or, for the step's outputs, outside it); no line runs through a node or a label;
 - each quantity is labelled once, next to its own line rather than another;
 - the graph read off the geometry (which arrowhead touches which node) computes
-  :func:`seqmodels.lstm.lstm_step` and :func:`seqmodels.gru.gru_step`.
+  :func:`seqmodels.models.lstm.lstm_step` and :func:`seqmodels.models.gru.gru_step`.
 
 ``test_the_checks_catch_a_doctored_drawing`` shows that each check fails on a drawing with the
 defect it looks for (the issue-24 complaints about the old GRU drawing among them).
@@ -30,9 +30,9 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch  # noqa: E402
 
-from seqmodels.cell_diagram import HOP_RADIUS, draw_gru_cell, draw_lstm_cell  # noqa: E402
-from seqmodels.gru import gru_step  # noqa: E402
-from seqmodels.lstm import lstm_step  # noqa: E402
+from seqmodels.display.cell_diagram import HOP_RADIUS, draw_gru_cell, draw_lstm_cell  # noqa: E402
+from seqmodels.models.gru import gru_step  # noqa: E402
+from seqmodels.models.lstm import lstm_step  # noqa: E402
 
 TOL = 1e-6
 DRAWINGS = {"lstm": draw_lstm_cell, "gru": draw_gru_cell}

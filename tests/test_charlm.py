@@ -1,4 +1,4 @@
-"""seqmodels.charlm: the LM loss against finite differences, baselines, training, bad input."""
+"""seqmodels.models.charlm: the LM loss against finite differences, baselines, training, bad input."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from gradcheck import numerical_gradient, relative_error
-from seqmodels.charlm import (ALPHABET, PARAM_NAMES, CharLMConfig, bits_per_char, charlm_loss_and_grads,
+from seqmodels.models.charlm import (ALPHABET, PARAM_NAMES, CharLMConfig, bits_per_char, charlm_loss_and_grads,
                               decode, encode, init_charlm, interpolated_ngram_bits_per_char,
                               ngram_bits_per_char, normalize_text, sample, train_charlm)
 from hypothesis import given, settings, strategies as st

@@ -1,4 +1,4 @@
-"""The corrections of seqmodels.contextuality on small constructed examples with known answers."""
+"""The corrections of seqmodels.experiments.pretrained.contextuality on small constructed examples with known answers."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from seqmodels.contextuality import (adjust_similarity, bootstrap_mean_interval, correct_vectors,
+from seqmodels.experiments.pretrained.contextuality import (adjust_similarity, bootstrap_mean_interval, correct_vectors,
                                      cosine_contributions, top_share)
 
 

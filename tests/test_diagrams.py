@@ -1,4 +1,4 @@
-"""seqmodels.diagrams: what each diagram draws, and bad input."""
+"""seqmodels.display.diagrams: what each diagram draws, and bad input."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from seqmodels.diagrams import SHAPES, draw_folded_and_unrolled, draw_unrolled  # noqa: E402
+from seqmodels.display.diagrams import SHAPES, draw_folded_and_unrolled, draw_unrolled  # noqa: E402
 
 
 @pytest.mark.parametrize("shape,T,cells", [("many_to_one", 4, 4), ("many_to_many", 3, 3), ("seq2seq", 4, 7)])
@@ -46,8 +46,8 @@ import numpy as np  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from seqmodels.diagrams import draw_skipgram_window, window_pairs  # noqa: E402
-from seqmodels.word2vec import skipgram_pairs  # noqa: E402
+from seqmodels.display.diagrams import draw_skipgram_window, window_pairs  # noqa: E402
+from seqmodels.models.word2vec import skipgram_pairs  # noqa: E402
 
 SENTENCE = "for instance the word bank has several distinct lexical definitions".split()
 
@@ -120,7 +120,7 @@ def test_skipgram_window_bad_input():
     plt.close(fig)
 
 
-from seqmodels.diagrams import draw_pmi_factorisation  # noqa: E402
+from seqmodels.display.diagrams import draw_pmi_factorisation  # noqa: E402
 
 
 def test_draw_pmi_factorisation_labels_its_three_blocks():

@@ -1,4 +1,4 @@
-"""seqmodels.elmo: token vectors against bilm_states, shared prefixes bit for bit, the scalar mix."""
+"""seqmodels.models.elmo: token vectors against bilm_states, shared prefixes bit for bit, the scalar mix."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from seqmodels.bilm import bilm_states
-from seqmodels.elmo import TokenVectors, elmo_mix, token_vectors
+from seqmodels.models.bilm import bilm_states
+from seqmodels.models.elmo import TokenVectors, elmo_mix, token_vectors
 from test_bilm import make_bilm
 
 

@@ -1,4 +1,4 @@
-"""seqmodels.word2vec, seqmodels.vectors, seqmodels.glove and seqmodels.corpus: SGNS gradients against finite differences, training
+"""seqmodels.models.word2vec, seqmodels.common.vectors, seqmodels.datasets.glove and seqmodels.datasets.corpus: SGNS gradients against finite differences, training
 pieces, GloVe loading, nearest neighbours and analogies on the real vectors, properties, bad input."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from gradcheck import numerical_gradient, relative_error
-from seqmodels.corpus import analogy_questions, strip_wiki_markup, tokenize, wikipedia_articles
-from seqmodels.glove import load_glove
-from seqmodels.vectors import WordVectors, analogy, analogy_accuracy, analogy_rank, cosine_similarity, nearest, one_hot
-from seqmodels.word2vec import (SGNSConfig, build_vocabulary, keep_probabilities, negative_table, sgns_loss_and_grads,
+from seqmodels.datasets.corpus import analogy_questions, strip_wiki_markup, tokenize, wikipedia_articles
+from seqmodels.datasets.glove import load_glove
+from seqmodels.common.vectors import WordVectors, analogy, analogy_accuracy, analogy_rank, cosine_similarity, nearest, one_hot
+from seqmodels.models.word2vec import (SGNSConfig, build_vocabulary, keep_probabilities, negative_table, sgns_loss_and_grads,
                                 skipgram_pairs, train_sgns)
 
 # ------------------------------------------------------------------------------ SGNS gradients
@@ -357,7 +357,7 @@ def test_embeddings_chapter_shows_its_numbers(site):
 
 
 def test_one_hot_of_no_indices_is_no_rows():
-    from seqmodels.vectors import one_hot
+    from seqmodels.common.vectors import one_hot
 
     assert one_hot([], 3).shape == (0, 3)
     assert one_hot(np.array([], dtype=int), 5).shape == (0, 5)

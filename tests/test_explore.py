@@ -1,4 +1,4 @@
-"""seqmodels.explore: the HTML of an explorable figure holds every state, the default as an image."""
+"""seqmodels.display.explore: the HTML of an explorable figure holds every state, the default as an image."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from seqmodels.explore import MAX_STATES, compact_svg, data_uri, explorable, svg_text  # noqa: E402
-from seqmodels.plotting import use_book_style  # noqa: E402
+from seqmodels.display.explore import MAX_STATES, compact_svg, data_uri, explorable, svg_text  # noqa: E402
+from seqmodels.display.plotting import use_book_style  # noqa: E402
 
 
 def line(slope):

@@ -1,11 +1,11 @@
-"""seqmodels.rnn.gradient_decay with a burn-in: the measured window starts from the settled state."""
+"""seqmodels.models.rnn.gradient_decay with a burn-in: the measured window starts from the settled state."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from seqmodels.rnn import gradient_decay, init_rnn, rnn_forward, state_jacobian_norms
+from seqmodels.models.rnn import gradient_decay, init_rnn, rnn_forward, state_jacobian_norms
 
 
 def test_burn_in_zero_is_the_default():

@@ -1,4 +1,4 @@
-"""seqmodels.gru: BPTT against finite differences, the step equations, properties and bad input."""
+"""seqmodels.models.gru: BPTT against finite differences, the step equations, properties and bad input."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gradcheck import numerical_gradient, relative_error
-from seqmodels.gru import gru_backward, gru_forward, gru_step, init_gru
+from seqmodels.models.gru import gru_backward, gru_forward, gru_step, init_gru
 
 
 def make_problem(seed, T, d_in, d_hidden, batch=None):

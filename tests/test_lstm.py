@@ -1,4 +1,4 @@
-"""seqmodels.lstm: BPTT against finite differences, gate behaviour, properties and bad input."""
+"""seqmodels.models.lstm: BPTT against finite differences, gate behaviour, properties and bad input."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from gradcheck import numerical_gradient, relative_error
-from seqmodels.lstm import init_lstm, lstm_backward, lstm_backward_paths, lstm_forward, lstm_step
-from seqmodels.numeric import sigmoid
+from seqmodels.models.lstm import init_lstm, lstm_backward, lstm_backward_paths, lstm_forward, lstm_step
+from seqmodels.common.numeric import sigmoid
 
 
 def make_problem(seed, T, d_in, d_hidden, batch=None):
@@ -177,17 +177,6 @@ def test_forward_and_backward_reject_bad_sequences():
         lstm_backward(np.zeros((2, 3)), z4, z4, **W, dhs=np.full((2, 4), np.nan))
 
 
-def test_backward_reuses_a_given_forward_pass():
-    params, dhs, dcs = make_problem(7, 5, 3, 4, batch=2)
-    hs, cs, gates = lstm_forward(**params, return_gates=True)
-    fresh = lstm_backward(**params, dhs=dhs, dcs=dcs)
-    reused = lstm_backward(**params, dhs=dhs, dcs=dcs, forward=(hs, cs, gates))
-    for name in fresh:
-        np.testing.assert_array_equal(fresh[name], reused[name], err_msg=name)
-    with pytest.raises(ValueError, match=r"forward: cs must have shape \(T, \[batch,\] d_hidden\) = \(5, 2, 4\), got \(4, 2, 4\)"):
-        lstm_backward(**params, dhs=dhs, forward=(hs, cs[1:], gates))
-
-
 # --- The gradient split by path: along the cell, and through h -------------------------------------
 
 def frozen_h_loss(params, h_read, dhs, dcs=None):
@@ -259,8 +248,3 @@ def test_paths_without_recurrent_weights_and_at_the_last_input():
     last[-1] = dhs[-1]
     parts = lstm_backward_paths(**params, dhs=last)
     np.testing.assert_array_equal(parts["through h"]["xs"][-1], 0.0)
-    hs, cs, gates = lstm_forward(**params, return_gates=True)  # a given forward pass gives the same split
-    again = lstm_backward_paths(**params, dhs=last, forward=(hs, cs, gates))
-    for path in parts:
-        for name in parts[path]:
-            np.testing.assert_array_equal(parts[path][name], again[path][name], err_msg=f"{path} {name}")

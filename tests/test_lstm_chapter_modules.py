@@ -11,12 +11,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from seqmodels.agreement import AgreementTask, agreement_experiment, solve_set
-from seqmodels.cell_diagram import draw_gru_cell, draw_lstm_cell
-from seqmodels.delay import DELAY_ARMS, ArmsResult, DelayTask, arms_experiment
-from seqmodels.senses import CUE_WORDS, make_distant_corpus
-from seqmodels.stacked import Arm
-from seqmodels.train import TrainConfig
+from seqmodels.experiments.lstm.agreement import AgreementTask, agreement_experiment, solve_set
+from seqmodels.display.cell_diagram import draw_gru_cell, draw_lstm_cell
+from seqmodels.experiments.lstm.delay import DELAY_ARMS, ArmsResult, DelayTask, arms_experiment
+from seqmodels.datasets.senses import CUE_WORDS, make_distant_corpus
+from seqmodels.training.pack import Arm
+from seqmodels.training.train import TrainConfig
 
 
 def test_agreement_sequences_have_the_promised_structure():
@@ -174,7 +174,7 @@ def test_arms_experiment_with_the_stopping_rule():
 
 def test_fixed_budget_arms_experiment_is_train_arms_at_the_budgets():
     # the default path: the accuracies are train_arms' checkpoints, with no stopping rule
-    from seqmodels.stacked import train_arms
+    from seqmodels.training.pack import train_arms
     task = DelayTask()
     r = arms_experiment([3], arms=DELAY_ARMS[:2], seeds=(0, 1), budgets=(10, 30), config=TrainConfig(steps=30),
                         n_test=40)
@@ -277,7 +277,7 @@ def test_cell_diagram_path_labels_are_not_struck_through_by_the_outline():
 def test_wilson_and_fisher_against_known_values():
     from scipy import stats
 
-    from seqmodels.delay import fisher_exact, wilson_interval
+    from seqmodels.common.statistics import fisher_exact, wilson_interval
     # Wilson (1927) score intervals, as tabulated e.g. by Newcombe (1998), Table I: 0.313-0.832 for 6/10
     assert np.allclose(wilson_interval(6, 10), (0.3127, 0.8318), atol=1e-4)
     assert np.allclose(wilson_interval(0, 10), (0.0, 0.2775), atol=1e-4)

@@ -1,4 +1,4 @@
-"""seqmodels.pmi, seqmodels.offsets and vectors.analogy_hits: against direct computations, the
+"""seqmodels.experiments.embeddings.pmi, seqmodels.experiments.embeddings.offsets and vectors.analogy_hits: against direct computations, the
 invariants they promise, and bad input."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seqmodels import pmi
-from seqmodels.offsets import (mean_offset_cosine, mispaired_offset_cosines, offset_gain,
+from seqmodels.experiments.embeddings import pmi
+from seqmodels.experiments.embeddings.offsets import (mean_offset_cosine, mispaired_offset_cosines, offset_gain,
                                pair_vectors, relation_pairs)
-from seqmodels.vectors import WordVectors, analogy_accuracy_by, analogy_hits
+from seqmodels.common.vectors import WordVectors, analogy_accuracy_by, analogy_hits
 
 
 # --- pmi -----------------------------------------------------------------------------------
@@ -22,7 +22,7 @@ def test_pair_counts_match_a_direct_count():
     docs = [rng.integers(0, 6, size=n) for n in (7, 1, 12)]
     pc = pmi.pair_counts(docs, np.ones(6), window=2, epochs=1, rng=3)
     # the same draws by hand: keep everything, then the windows of skipgram_pairs
-    from seqmodels.word2vec import skipgram_pairs
+    from seqmodels.models.word2vec import skipgram_pairs
     r = np.random.default_rng(3)
     kept = [d[r.random(d.size) < 1.0] for d in docs]
     c, o = skipgram_pairs(kept, 2, r)

@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from seqmodels import pretrained
-from seqmodels.attention import multi_head_attention
-from seqmodels.pretrained import (BertConfig, ModelFilesError, gelu, layer_norm, load_minilm,
+from seqmodels.models import pretrained
+from seqmodels.models.attention import multi_head_attention
+from seqmodels.models.pretrained import (BertConfig, ModelFilesError, gelu, layer_norm, load_minilm,
                                   masked_multi_head_attention, read_model_files)
 
 FIXTURE = Path(pretrained.__file__).parent / "data" / "minilm_reference.npz"  # package data
@@ -296,7 +296,7 @@ def test_float32_gelu_is_within_float32_rounding_on_a_dense_grid():
 
 
 def test_one_layer_norm_for_blocks_and_the_encoder():
-    from seqmodels import blocks
+    from seqmodels.models import blocks
     X = np.random.default_rng(1).normal(2.0, 3.0, size=(3, 5, 16)).astype(np.float32)
     plain = blocks.layer_norm(X, eps=1e-12)
     assert plain.dtype == np.float32 and layer_norm(X, np.ones(16), np.zeros(16), 1e-12).dtype == np.float32

@@ -1,4 +1,4 @@
-"""seqmodels.probe: equal vectors get equal predictions, the centroid rule by hand, bad input."""
+"""seqmodels.common.probe: equal vectors get equal predictions, the centroid rule by hand, bad input."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from seqmodels.probe import linear_probe_accuracy, nearest_centroid_accuracy
+from seqmodels.common.probe import linear_probe_accuracy, nearest_centroid_accuracy
 
 
 @settings(max_examples=25, deadline=None)
@@ -55,7 +55,7 @@ def test_bad_input_names_the_argument():
 
 def test_scalar_mix_gradients_match_central_differences():
     from gradcheck import numerical_gradient, relative_error
-    from seqmodels.probe import scalar_mix_loss_and_grads
+    from seqmodels.common.probe import scalar_mix_loss_and_grads
 
     rng = np.random.default_rng(4)
     layers, y = rng.normal(size=(3, 7, 4)), rng.integers(0, 3, size=7)
@@ -68,7 +68,7 @@ def test_scalar_mix_gradients_match_central_differences():
 
 
 def test_scalar_mix_probe_weights_the_informative_layer_and_equals_a_probe_on_one_layer():
-    from seqmodels.probe import scalar_mix_probe
+    from seqmodels.common.probe import scalar_mix_probe
 
     rng = np.random.default_rng(5)
     y = rng.integers(0, 2, size=160)
@@ -86,7 +86,7 @@ def test_scalar_mix_probe_weights_the_informative_layer_and_equals_a_probe_on_on
 
 
 def test_batched_linear_probes_equal_the_loop():
-    from seqmodels.probe import linear_probe_accuracies
+    from seqmodels.common.probe import linear_probe_accuracies
 
     rng = np.random.default_rng(6)
     X = rng.normal(size=(4, 90, 5))
@@ -99,7 +99,7 @@ def test_batched_linear_probes_equal_the_loop():
 
 
 def test_batched_linear_probes_score_several_test_samples_with_one_training():
-    from seqmodels.probe import linear_probe_accuracies
+    from seqmodels.common.probe import linear_probe_accuracies
 
     rng = np.random.default_rng(8)
     X = rng.normal(size=(3, 120, 4))
@@ -120,7 +120,7 @@ def test_batched_linear_probes_score_several_test_samples_with_one_training():
 
 def test_penalised_scalar_mix_gradients_match_central_differences():
     from gradcheck import numerical_gradient, relative_error
-    from seqmodels.probe import scalar_mix_loss_and_grads
+    from seqmodels.common.probe import scalar_mix_loss_and_grads
 
     rng = np.random.default_rng(7)
     layers, y = rng.normal(size=(3, 7, 4)), rng.integers(0, 3, size=7)
@@ -137,7 +137,7 @@ def test_penalised_scalar_mix_gradients_match_central_differences():
 
 
 def test_batched_scalar_mix_probes_equal_the_loop_at_every_recorded_step():
-    from seqmodels.probe import scalar_mix_probe, scalar_mix_probes
+    from seqmodels.common.probe import scalar_mix_probe, scalar_mix_probes
 
     rng = np.random.default_rng(8)
     y = rng.integers(0, 2, size=90)
@@ -163,7 +163,7 @@ def test_batched_scalar_mix_probes_equal_the_loop_at_every_recorded_step():
 
 
 def test_a_large_mix_penalty_holds_the_layer_weights_near_the_equal_mix():
-    from seqmodels.probe import scalar_mix_probes
+    from seqmodels.common.probe import scalar_mix_probes
 
     rng = np.random.default_rng(9)
     y = rng.integers(0, 2, size=120)

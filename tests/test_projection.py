@@ -1,10 +1,10 @@
-"""seqmodels.projection: PCA against its definition."""
+"""seqmodels.common.projection: PCA against its definition."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from seqmodels.projection import pca
+from seqmodels.common.projection import pca
 
 
 @settings(max_examples=30, deadline=None)

@@ -1,4 +1,4 @@
-"""seqmodels.recurrent: the batched kernel computes what the readable references compute."""
+"""seqmodels.kernels.recurrent: the batched kernel computes what the readable references compute."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradcheck import numerical_gradient, relative_error
-from seqmodels import recurrent
-from seqmodels.gru import gru_backward, gru_forward, init_gru
-from seqmodels.lstm import init_lstm, lstm_backward, lstm_forward
-from seqmodels.rnn import init_rnn, rnn_backward, rnn_forward
+from seqmodels.kernels import recurrent
+from seqmodels.models.gru import gru_backward, gru_forward, init_gru
+from seqmodels.models.lstm import init_lstm, lstm_backward, lstm_forward
+from seqmodels.models.rnn import init_rnn, rnn_backward, rnn_forward
 
 SHAPES = [(1, 1, 1, 1, 1), (1, 3, 2, 2, 3), (5, 1, 1, 3, 2), (4, 3, 5, 2, 4), (7, 2, 3, 1, 5)]  # T, S, B, d_in, H
 
 
 def _models(kind, S, d_in, H, rng):
-    """S models of one kind with biases moved off their initial values, as (W, b) stacks."""
+    """S models of one kind with biases moved off their initial values, as (W, b) packs."""
     Ws, bs = [], []
     for _ in range(S):
         if kind == "rnn":
@@ -116,8 +116,8 @@ def test_last_state_only_equals_full_pass_and_float32_follows_float64(kind):
 @given(st.sampled_from(recurrent.KINDS), st.integers(1, 6), st.integers(1, 3), st.integers(1, 4),
        st.integers(0, 2 ** 16))
 def test_models_do_not_interact(kind, T, S, B, seed):
-    # each model's states and gradients depend on its own weights only: the stack of S models
-    # equals S stacks of one (to round-off: a BLAS kernel may round a batched product differently)
+    # each model's states and gradients depend on its own weights only: the pack of S models
+    # equals S packs of one (to round-off: a BLAS kernel may round a batched product differently)
     rng = np.random.default_rng(seed)
     W, b = _models(kind, S, 2, 3, rng)
     xs, dhs = rng.normal(size=(T, B, 2)), rng.normal(size=(T, S, B, 3))

@@ -12,7 +12,7 @@ identical, except the pages in :data:`VARYING_PAGES`:
 
 - ``status``: execution times and dates of this build (by design);
 - the pages that print wall-clock timings measured on the build machine, listed once in
-  ``seqmodels.timing.TIMING_PAGES``.
+  ``seqmodels.experiments.production.timing.TIMING_PAGES``.
 
 For those pages the HTML, the executed notebook and the images only they show may differ, and the
 search index is compared with their entries removed.
@@ -34,9 +34,9 @@ from bs4 import BeautifulSoup
 ROOT = Path(__file__).resolve().parent.parent
 
 try:
-    from seqmodels.timing import TIMING_PAGES
+    from seqmodels.experiments.production.timing import TIMING_PAGES
 except ModuleNotFoundError as error:  # a book without the bottlenecks chapter has no timings
-    if error.name != "seqmodels.timing":
+    if error.name != "seqmodels.experiments.production.timing":
         raise
     TIMING_PAGES = ()
 

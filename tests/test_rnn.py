@@ -1,4 +1,4 @@
-"""seqmodels.rnn: shapes, BPTT against finite differences, properties and bad input."""
+"""seqmodels.models.rnn: shapes, BPTT against finite differences, properties and bad input."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from gradcheck import numerical_gradient, relative_error
-from seqmodels.rnn import (gradient_decay, init_rnn, rnn_backward, rnn_forward, rnn_step,
+from seqmodels.models.rnn import (gradient_decay, init_rnn, rnn_backward, rnn_forward, rnn_step,
                            state_jacobian_norms)
 
 

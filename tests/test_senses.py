@@ -1,4 +1,4 @@
-"""seqmodels.senses and seqmodels.probe: the corpus keeps its promises, the probes their definitions."""
+"""seqmodels.datasets.senses and seqmodels.common.probe: the corpus keeps its promises, the probes their definitions."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from seqmodels.probe import linear_probe_accuracy, nearest_centroid_accuracy
-from seqmodels.senses import BOS, EOS, LEFT, RIGHT, SENSES, TARGET, encode, make_corpus, vocabulary
+from seqmodels.common.probe import linear_probe_accuracy, nearest_centroid_accuracy
+from seqmodels.datasets.senses import BOS, EOS, LEFT, RIGHT, SENSES, TARGET, encode, make_corpus, vocabulary
 
 
 @settings(max_examples=10, deadline=None)
@@ -93,7 +93,7 @@ def test_probes_reject_bad_input():
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10_000), held_out=st.integers(1, 27))
 def test_distant_test_cue_phrases_occur_in_training_in_neither_order(seed, held_out):
-    from seqmodels.senses import CUE_WORDS, make_distant_corpus
+    from seqmodels.datasets.senses import CUE_WORDS, make_distant_corpus
 
     c = make_distant_corpus(seed=seed, held_out=held_out, per_pair=1)
     texts = [s.text for s in c.train]

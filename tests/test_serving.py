@@ -1,4 +1,4 @@
-"""seqmodels.serving and seqmodels.blocks: published shapes, cache bytes, costs; LayerNorm and the MLP."""
+"""seqmodels.experiments.production.serving and seqmodels.models.blocks: published shapes, cache bytes, costs; LayerNorm and the MLP."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from seqmodels.blocks import block_stack_states, init_blocks, init_mlp, layer_norm, mlp
-from seqmodels.serving import (CPUS, DEVICES, MODEL_SHAPES, ModelShape, arithmetic_intensity, decode_step_cost,
+from seqmodels.models.blocks import block_stack_states, init_blocks, init_mlp, layer_norm, mlp
+from seqmodels.experiments.production.serving import (CPUS, DEVICES, MODEL_SHAPES, ModelShape, arithmetic_intensity, decode_step_cost,
                                intensity_limit, kv_cache_bytes, max_batch, prefill_cost, ridge_point,
                                roofline_time, weight_count)
 

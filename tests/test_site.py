@@ -214,7 +214,7 @@ def test_chapter_figures_exist_with_caption_and_alt_text(site, page):
     for name, figure in figures.items():
         img = figure.find("img")
         assert img is not None, f"{page}/{name}: no image"
-        if img["src"].startswith("data:"):  # an explorable figure (seqmodels.explore) holds its states
+        if img["src"].startswith("data:"):  # an explorable figure (seqmodels.display.explore) holds its states
             assert img["src"].startswith("data:image/svg+xml") and figure.find(attrs={"data-sm-explore": True}), \
                 f"{page}/{name}: an inline image that is not an explorable figure's"
         else:
@@ -264,7 +264,7 @@ def test_repr_scanner_catches_numpy_scalars_and_long_dicts():
 
 @pytest.mark.parametrize("page", [f"{name}.html" for name in EXECUTED_PAGES])
 def test_printed_outputs_are_numbers_and_tables_not_python_reprs(site, page):
-    """What a cell prints is for a reader: a number formatted, rows as a Table (seqmodels.tables, shown
+    """What a cell prints is for a reader: a number formatted, rows as a Table (seqmodels.display.tables, shown
     as an HTML table), never np.float64(...) or a dict laid out as Python over several lines."""
     soup = BeautifulSoup((site / page).read_text(), "html.parser")
     outputs = [pre.get_text() for pre in soup.select("div.cell_output pre")]

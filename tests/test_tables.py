@@ -1,4 +1,4 @@
-"""seqmodels.tables: the HTML and text forms agree, numbers are formatted per column, bad input is
+"""seqmodels.display.tables: the HTML and text forms agree, numbers are formatted per column, bad input is
 refused with a message naming the argument."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from bs4 import BeautifulSoup
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seqmodels.tables import MISSING, Column, result_table
+from seqmodels.display.tables import MISSING, Column, result_table
 
 
 def html_cells(table) -> list[list[str]]:

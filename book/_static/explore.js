@@ -1,4 +1,4 @@
-/* Explorable figures (seqmodels.explore): every state of a figure was drawn when the book was
+/* Explorable figures (seqmodels.display.explore): every state of a figure was drawn when the book was
    built; the default is an <img>, the others are SVG data blocks next to it. This script shows the
    control (hidden without JavaScript, so the default figure stands alone) and, when it moves,
    puts the chosen state's SVG, alt text and value name in place. Nothing is loaded from anywhere. */

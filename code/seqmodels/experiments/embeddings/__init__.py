@@ -1,0 +1,1 @@
+"""The experiments of the chapter book/embeddings.md."""
