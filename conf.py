@@ -23,7 +23,8 @@ extensions = [
     "sphinx_togglebutton",
     # The book's own (code/seqbook/__init__.py lists them): execution-cache keys and environments,
     # the two layers, MathML, figure links, lean highlighting, accessibility fixes, status marks,
-    # cell widths, readable downloads, font subsets, static files final before pages link them.
+    # cell widths, the API pages, readable downloads, font subsets, static files final before pages
+    # link them.
     "seqbook",
 ]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "conftest.py", "_templates", "_static"]
@@ -31,6 +32,14 @@ templates_path = ["book/_templates"]  # accessibility fixes of theme templates (
 nitpicky = True
 numfig = True
 numfig_secnum_depth = 0
+
+# --- The API pages: seqmodels' docstrings (NumPy style, see seqbook.apidocs) -----------------------
+# Signatures without annotations: a parameter's type is written in its docstring, as prose for the
+# reader (``ndarray of shape (T, d_in)``), not as a cross-reference for nitpicky mode to resolve.
+# Module constants are listed (a docstring refers to them), without their values.
+autodoc_typehints = "none"
+autodoc_member_order = "bysource"
+autodoc_default_options = {"members": True, "undoc-members": True, "no-value": True}
 
 # --- MyST and notebook execution ---------------------------------------------------------------
 myst_enable_extensions = ["amsmath", "colon_fence", "deflist", "dollarmath"]

@@ -21,6 +21,8 @@ Pages
     - ``seqbook.a11y``: accessibility fixes of citations and hidden code cells.
     - ``seqbook.status``: the status page's run marks as words.
     - ``seqbook.cellwidths``: a code cell wider than the text column fails the build.
+    - ``seqbook.apidocs``: the API pages, from seqmodels' docstrings (autodoc, and napoleon for
+      their NumPy style).
 Site
     - ``seqbook.downloads``: each chapter's executed notebook, readable in plain Jupyter.
     - ``seqbook.fonts``: the theme's icon fonts cut down to the icons the site shows.
@@ -42,7 +44,7 @@ from pathlib import Path
 
 #: The extensions ``setup`` sets up, in order.
 MODULES = ("execution", "cachekeys", "twolayers", "mathml", "figures", "highlight", "a11y", "status",
-           "cellwidths", "downloads", "fonts", "assets", "searchindex")
+           "cellwidths", "apidocs", "downloads", "fonts", "assets", "searchindex")
 
 
 def code_hash(confdir: Path) -> str:
