@@ -35,6 +35,9 @@ def close_sections(lines: list[str]) -> None:
     >>> doc = ["Sum.", "", "Returns", "-------", "s : int", "", "Exact for ints.", "", ">>> 1 + 1"]
     >>> close_sections(doc); doc[6:]
     ['Notes', '-----', 'Exact for ints.', '', 'Examples', '--------', '>>> 1 + 1']
+    >>> doc = ["Sum.", "", "Raises", "------", "KeyError", "    missing.", ">>> {}[1]"]
+    >>> close_sections(doc); doc[6:]
+    ['', 'Examples', '--------', '>>> {}[1]']
     >>> plain = ["Sum.", "", ">>> 1 + 1", "2"]
     >>> close_sections(plain); plain
     ['Sum.', '', '>>> 1 + 1', '2']
@@ -51,12 +54,13 @@ def close_sections(lines: list[str]) -> None:
             i += 2
             continue
         after_gap = i > 0 and not lines[i - 1].strip()
-        if section and after_gap and lines[i].strip() and not lines[i].startswith(" "):
-            name = "Examples" if lines[i].startswith(">>>") else "Notes"
-            if name != section:
-                lines[i:i] = [name, "-" * len(name)]
+        doctest = lines[i].startswith(">>>")  # ends a section even right after its last entry
+        if section and (after_gap or doctest) and lines[i].strip() and not lines[i].startswith(" "):
+            name = "Examples" if doctest else "Notes"
+            inserted = [] if name == section else ([] if after_gap else [""]) + [name, "-" * len(name)]
+            lines[i:i] = inserted
             section = name
-            i += 2
+            i += len(inserted) + 1
             continue
         i += 1
 

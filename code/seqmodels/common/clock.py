@@ -35,7 +35,7 @@ def one_blas_thread(fn):
 
 def interleaved_best(fns: dict, repeat: int) -> dict[str, float]:
     """The shortest of ``repeat`` times of each function, in seconds of this process's CPU time
-    (:func:`time.process_time`), the runs interleaved (one of each per round).
+    (``time.process_time``), the runs interleaved (one of each per round).
 
     Unlike wall time, CPU time does not count the time the process waits while other processes
     hold the cores. It still counts what a busy machine does to the process while it runs: caches

@@ -401,6 +401,7 @@ def analogy_accuracy(emb: WordVectors, questions: Sequence[tuple[str, str, str, 
     return AnalogyScore(correct, len(idx), skipped)
 
 
+#: The ways an analogy is answered: 3CosAdd (Mikolov et al. 2013) and 3CosMul (Levy & Goldberg 2014).
 ANALOGY_METHODS = ("3CosAdd", "3CosMul")
 
 

@@ -30,8 +30,10 @@ import numpy as np
 from seqmodels.common._checks import positive_int
 
 TARGET = "bank"
+#: The two senses of "bank": the financial one and the riverside one.
 SENSES = ("money", "river")
 BOS, EOS = "<s>", "</s>"
+#: Where a sentence's sense phrases sit: left of "bank", right of it, on both sides, or nowhere.
 CUES = ("before", "after", "both", "none")
 
 
@@ -44,6 +46,7 @@ LEFT: dict[str, tuple[str, ...]] = {
     "river": ("the river", "the grassy", "the steep", "the sandy", "the mossy", "the muddy",
               "the rocky", "the shady"),
 }
+#: The phrase after "bank", by kind (see :data:`LEFT`).
 RIGHT: dict[str, tuple[str, ...]] = {
     "neutral": ("was quiet today", "was empty", "was far away", "was near the road",
                 "looked different", "was just ahead", "was hard to find", "was in the photo"),

@@ -28,6 +28,7 @@ from matplotlib.textpath import TextPath
 from seqmodels.common._checks import finite_float, one_of, positive_int
 from seqmodels.display.plotting import INK, PALETTE
 
+#: The three shapes of use an unrolled recurrent network is drawn in.
 SHAPES = ("many_to_one", "many_to_many", "seq2seq")
 
 _CELL = PALETTE[0]  # recurrent cells

@@ -24,6 +24,7 @@ from urllib.parse import quote
 
 #: Most states one control may hold: each is a whole figure in the page.
 MAX_STATES = 12
+#: The kinds of control a reader moves: a slider over ordered settings, or a menu.
 CONTROLS = ("range", "select")
 _NAME = re.compile(r"[a-z][a-z0-9-]*\Z")
 

@@ -15,6 +15,7 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F
 
 INK = "#333333"
 
+#: The matplotlib settings of every figure of the book (:func:`use_book_style` applies them).
 BOOK_RC = {
     "figure.figsize": (6.4, 3.6),
     "figure.dpi": 100,

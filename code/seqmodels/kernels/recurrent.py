@@ -52,6 +52,7 @@ import numpy as np
 from seqmodels.common._checks import as_float_array, one_of
 from seqmodels.common.numeric import sigmoid_from_tanh, sigmoid_of_half, workspace
 
+#: The recurrent cells the kernel runs.
 KINDS = ("rnn", "lstm", "gru")
 #: Row blocks of ``W`` per cell kind.
 BLOCKS = {"rnn": 1, "lstm": 4, "gru": 3}

@@ -423,13 +423,13 @@ def bilm_loss_and_grads(params: Params, ids, grads: bool = True) -> tuple[float,
 def seeds_loss_and_grads(P: Params, ids, dtype=np.float64, grads: bool = True) -> tuple[np.ndarray, Params]:
     """:func:`bilm_loss_and_grads` for ``S`` independent biLMs packed on a leading axis of every
     entry of ``P``, each on its own column block of ``ids`` (T, S, B). All ``2 S`` LSTMs of a
-    layer run as one :func:`_lstm_layer`. Returns the ``S`` losses and the gradient of their sum,
+    layer run as one ``_lstm_layer``. Returns the ``S`` losses and the gradient of their sum,
     which for each seed is the gradient of its own loss (the seeds share no weight). The LSTM
     layers compute in ``dtype``; the softmax, the losses and the gradients are float64.
 
     Parameters
     ----------
-    P : dict with the keys of :func:`init_bilm`, each entry of shape ``(S,) + `` its shape there
+    P : dict with the keys of :func:`init_bilm`, each entry of shape ``(S,)`` followed by its shape there
     ids : integer ndarray of shape (T, S, batch), T >= 2: column block ``s`` is seed ``s``'s batch
     dtype : ``np.float32`` or ``np.float64``, the precision of the LSTM layers
     grads : bool, if False only the losses are computed, by one forward pass (the dict is empty)

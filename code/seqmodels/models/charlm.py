@@ -31,6 +31,7 @@ from seqmodels.models.rnn import init_rnn, rnn_backward, rnn_forward, rnn_step
 #: The characters the model reads: lower-case letters, digits, space and a little punctuation.
 ALPHABET = " abcdefghijklmnopqrstuvwxyz0123456789.,'-()"
 
+#: The keys of the parameter dict: the RNN's weights and the output layer's.
 PARAM_NAMES = ("W_h", "W_x", "b", "W_out", "b_out")
 
 
@@ -407,15 +408,22 @@ class CharLMConfig:
 class CharLMResult:
     """Trained parameters and the record of training.
 
-    params : dict of the final weights
-    losses : ndarray of shape (steps,), training loss of each chunk in bits per character
-    grad_norms : ndarray of shape (steps,), gradient norm before clipping
-    eval_steps, eval_bpc : held-out bits per character (on the first ``eval_chars`` held-out
+    ``params``
+        dict of the final weights
+    ``losses``
+        ndarray of shape (steps,), training loss of each chunk in bits per character
+    ``grad_norms``
+        ndarray of shape (steps,), gradient norm before clipping
+    ``eval_steps``, ``eval_bpc``
+        held-out bits per character (on the first ``eval_chars`` held-out
         characters) after the listed numbers of steps, step 0 included: the held-out curve
-    seconds : wall-clock training time
-    stopped_at : with ``patience``, the step count after which the patience rule stopped training
+    ``seconds``
+        wall-clock training time
+    ``stopped_at``
+        with ``patience``, the step count after which the patience rule stopped training
         (``losses`` then has that many entries); None if training ran all ``config.steps``
-    kept_best : whether ``params`` are the weights of the best evaluation, after
+    ``kept_best``
+        whether ``params`` are the weights of the best evaluation, after
         :attr:`best_step` steps (``keep_best=True``), rather than the last ones
     """
 

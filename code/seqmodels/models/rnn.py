@@ -6,7 +6,7 @@ One step reads one input and updates the state::
 
 Shapes (``B`` is an optional batch axis, ``T`` the number of time steps):
 
-=========  =================================
+========== =========================================
 ``x_t``    ``(d_in,)`` or ``(B, d_in)``
 ``h_prev`` ``(d_hidden,)`` or ``(B, d_hidden)``
 ``W_h``    ``(d_hidden, d_hidden)``
@@ -14,7 +14,7 @@ Shapes (``B`` is an optional batch axis, ``T`` the number of time steps):
 ``b``      ``(d_hidden,)``
 ``xs``     ``(T, d_in)`` or ``(T, B, d_in)``
 ``hs``     ``(T, d_hidden)`` or ``(T, B, d_hidden)``
-=========  =================================
+========== =========================================
 
 Sequences are time-major and weights are ``(out, in)`` (the package conventions). Row vectors
 are used inside the code (``h @ W_h.T``) so that one line serves both the

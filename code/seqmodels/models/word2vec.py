@@ -329,17 +329,26 @@ def sgns_loss_and_grads(W_in, W_out, centers, contexts, negatives):
 class SGNSConfig:
     """Settings of :func:`train_sgns`; the defaults are the word2vec tool's unless noted.
 
-    dim: 50, the width ``d`` of a word vector (the word2vec tool's ``-size``); small enough to train in seconds (the tool's default is 100).
-    window: 3, the largest distance of a context word (the tool: 5; a narrower window costs
+    ``dim``
+        50, the width ``d`` of a word vector (the word2vec tool's ``-size``); small enough to train in seconds (the tool's default is 100).
+    ``window``
+        3, the largest distance of a context word (the tool: 5; a narrower window costs
         fewer pairs and favours similar words over merely related ones).
-    negatives: 5 negative words per pair.
-    min_count: 5, rarer words are dropped before training.
-    subsample: 1e-3, the threshold ``t`` of :func:`keep_probabilities`.
-    epochs: 2 passes, each over freshly subsampled and shuffled pairs (the tool: 5), to train in seconds.
-    batch_size: 1024 pairs per vectorised update (the tool updates after every pair).
-    lr: 0.05 per pair (the tool: 0.025 for skip-gram; the larger step makes up for fewer
+    ``negatives``
+        5 negative words per pair.
+    ``min_count``
+        5, rarer words are dropped before training.
+    ``subsample``
+        1e-3, the threshold ``t`` of :func:`keep_probabilities`.
+    ``epochs``
+        2 passes, each over freshly subsampled and shuffled pairs (the tool: 5), to train in seconds.
+    ``batch_size``
+        1024 pairs per vectorised update (the tool updates after every pair).
+    ``lr``
+        0.05 per pair (the tool: 0.025 for skip-gram; the larger step makes up for fewer
         passes), decaying linearly to ``lr * 1e-4`` over training.
-    seed: everything random (initial vectors, subsampling, windows, order, negatives) derives from it.
+    ``seed``
+        everything random (initial vectors, subsampling, windows, order, negatives) derives from it.
 
     Raises
     ------
@@ -387,7 +396,8 @@ class SGNSResult:
     steps_per_epoch: np.ndarray
 
     def vectors(self, initial: bool = False) -> WordVectors:
-        """The input vectors as :class:`WordVectors`, ready for :func:`nearest`."""
+        """The input vectors as :class:`~seqmodels.common.vectors.WordVectors`, ready for
+        :func:`~seqmodels.common.vectors.nearest`."""
         return WordVectors(list(self.vocab.words), self.W_in_initial if initial else self.W_in)
 
 

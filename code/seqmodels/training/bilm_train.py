@@ -81,7 +81,7 @@ def train_bilm(sequences, vocab_size: int, config: BiLMConfig = BiLMConfig()) ->
     ------
     ValueError
         ``sequences`` empty, or a member that is not a 1-D array of at least 2 ids in
-        ``[0, vocab_size)``; ``vocab_size`` not an integer >= 2; ``config`` not a :class:`BiLMConfig`.
+        ``[0, vocab_size)``; ``vocab_size`` not an integer >= 2; ``config`` not a :class:`~seqmodels.models.bilm.BiLMConfig`.
 
     >>> seqs = [np.array([0, 2, 3, 1]), np.array([0, 3, 3, 2, 1])] * 4
     >>> run = train_bilm(seqs, 4, BiLMConfig(d_embed=4, d_hidden=4, epochs=40, batch=8))

@@ -180,7 +180,7 @@ def classifier_head(h, W_out, b_out, labels) -> tuple[float, Params]:
 
     Returns
     -------
-    loss : float, the mean cross-entropy (:func:`softmax_cross_entropy`)
+    loss : float, the mean cross-entropy (:func:`~seqmodels.common.numeric.softmax_cross_entropy`)
     grads : dict with ``"W_out" = dlogits^T h``, ``"b_out" = sum_n dlogits``, ``"h" = dlogits W_out``
 
     Raises

@@ -5,7 +5,7 @@ r"""What a fixed-size state holds: the bottlenecks chapter's experiments, read o
 :func:`positions_recovered` measure how many earlier tokens a read-out recovers; :func:`count_probe`
 is the baseline that knows only how often each symbol occurred (no order), and :func:`count_r2`
 measures how much of such counts a state holds; :func:`next_token_leak` shows what an unmasked layer
-leaks. Every read-out is the ridge regression :func:`~seqmodels.common.probe.linear_probe`.
+leaks. Every read-out is the ridge regression :func:`.linear_probe`.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def state_probe(models=("RNN", "LSTM"), sizes=(8, 16, 32, 64), T: int = 30, voca
 
     ``n_train + n_test`` sequences of ``T`` uniformly random tokens (one-hot, ``vocab_size`` of them, so
     chance accuracy is ``1 / vocab_size``) run through each model with random weights at each state size;
-    :func:`linear_probe` is trained to recover all ``T`` tokens from the final representation. For
+    :func:`.linear_probe` is trained to recover all ``T`` tokens from the final representation. For
     ``"attention"`` the read-out is :func:`attention_read` at each position (no state size).
 
     Returns
@@ -161,7 +161,7 @@ def next_token_leak(T: int = 12, d: int = 32, vocab_size: int = 8, n_seq: int = 
 
     Tokens are uniformly random, so no model can predict the next one from the past better than
     chance (``1 / vocab_size``). One random attention layer with a residual connection reads
-    ``E[tokens] + sinusoidal positions``; a :func:`linear_probe` (two thirds of the positions to
+    ``E[tokens] + sinusoidal positions``; a :func:`.linear_probe` (two thirds of the positions to
     train, one third to test) predicts the next token, with the causal mask (``"causal"``) and
     without it (``"bidirectional"``). Above chance without the mask means the future leaked in.
     Raises ``ValueError`` unless ``T >= 2``, ``n_seq >= 3``, ``vocab_size >= 2`` and ``d`` is even.
@@ -191,7 +191,7 @@ def count_probe(T: int = 30, vocab_size: int = 8, n_train: int = 1000, n_test: i
     """The state probe's order-free baseline: read every position back from symbol counts alone.
 
     The features of a sequence are how many times each of the ``vocab_size`` symbols occurs in it
-    (``vocab_size`` numbers, no order at all); :func:`linear_probe` is trained on them to recover
+    (``vocab_size`` numbers, no order at all); :func:`.linear_probe` is trained on them to recover
     the token at every position, on the same sequences as :func:`state_probe` with the same
     ``seed``. Whatever this scores is not memory of any position.
 

@@ -25,10 +25,10 @@ from seqmodels.common.clock import interleaved_best, one_blas_thread
 @one_blas_thread
 def comparison_table(n: int = 256, d: int = 64, T: int = 30, distance: int = 10, vocab_size: int = 8,
                      seed: int = 0, repeat: int = 5, d_floor: int = 2) -> dict[str, dict[str, float | int | None]]:
-    """The computed columns of the chapter's comparison table, one dict per model in :data:`MODELS`.
+    """The computed columns of the chapter's comparison table, one dict per model in :data:`.MODELS`.
 
-    - ``"steps"``: :func:`critical_path` of one layer over ``n`` tokens;
-    - ``"path"``: :func:`max_path_length` over ``n`` tokens (``None``: no position reaches another);
+    - ``"steps"``: :func:`.critical_path` of one layer over ``n`` tokens;
+    - ``"path"``: :func:`.max_path_length` over ``n`` tokens (``None``: no position reaches another);
     - ``"time_ms"``: CPU time of one layer over ``n`` tokens of width ``d``, one sequence (batch 1),
       attention causal like the recurrent layers (best of ``repeat`` runs, the models' runs
       interleaved, one BLAS thread) --
@@ -36,12 +36,12 @@ def comparison_table(n: int = 256, d: int = 64, T: int = 30, distance: int = 10,
     - ``"floor_ms"``: the same, for the same layer at width ``d_floor`` (2 by default), where almost
       no arithmetic is left: the cost of its steps and their numpy calls, interleaved with the runs
       above (``None`` for Word2Vec);
-    - ``"gflops"``: the layer's FLOPs (:func:`~seqmodels.experiments.bottlenecks.complexity.layer_flops`: the RNN, the
+    - ``"gflops"``: the layer's FLOPs (:func:`.layer_flops`: the RNN, the
       LSTM, twice the LSTM for the Bi-LSTM, and for attention the full ``Q K^T`` its causal layer
       computes before masking) over ``time_ms``, in GFLOP/s (``None`` for Word2Vec);
-    - ``"accuracy"``: :func:`linear_probe` accuracy for the token ``distance`` positions before the
+    - ``"accuracy"``: :func:`.linear_probe` accuracy for the token ``distance`` positions before the
       last, read from the last representation (state size ``d``; sequences of ``T`` random tokens
-      over ``vocab_size``), or through :func:`attention_read` for self-attention (a read-out designed
+      over ``vocab_size``), or through :func:`.attention_read` for self-attention (a read-out designed
       to find the position, so its accuracy is fixed by construction);
     - ``"memory_per_token"``: numbers held about earlier tokens while reading ``n`` tokens, divided by
       ``n``: 0 for Word2Vec, ``d/n`` for the RNN's state, ``2d/n`` for the LSTM's ``h`` and ``c``,

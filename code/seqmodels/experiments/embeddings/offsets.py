@@ -48,7 +48,7 @@ def relation_pairs(emb: WordVectors, questions: Sequence[tuple[str, str, str, st
     """The distinct pairs ``(a, b)`` and ``(c, d)`` of analogy questions whose two words ``emb``
     knows, sorted.
 
-    Raises ``ValueError`` for ``emb`` that is not :class:`WordVectors` or a question that is not
+    Raises ``ValueError`` for ``emb`` that is not :class:`~seqmodels.common.vectors.WordVectors` or a question that is not
     four words.
 
     >>> emb = WordVectors(["a", "b", "c", "d"], np.eye(4))

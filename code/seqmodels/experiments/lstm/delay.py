@@ -15,7 +15,8 @@ beats chance only by carrying the key through ``delay`` steps.
 parameter-matched RNN, the LSTM at four forget biases, the GRU), ten seeds each, trained as packed
 models on the same batches, with the test accuracy recorded after several training budgets, or
 (``stop_when_solved=True``) each trained until it solves a held-out batch or reaches a cap, with
-its steps to solve recorded (:meth:`ArmsResult.median_steps_to_solve`, :meth:`ArmsResult.n_censored`).
+its steps to solve recorded (:meth:`~seqmodels.training.pack.StepsToSolve.median_steps_to_solve`,
+:meth:`~seqmodels.training.pack.StepsToSolve.n_censored`).
 Some arms can be given a shorter budget than the others (``arm_steps``), and :meth:`ArmsResult.up_to`
 reads one run at an earlier budget, with the weights it had then.
 """
