@@ -44,6 +44,8 @@ MODULE = "running"
 #: name; the fixture below writes each of them (``test_bad_input.py`` and ``__init__.py`` by an edit).
 CHECKLIST_FILES = {"book/<name>.md", "book/evidence/<name>.md", "book/embeddings.md", "book/index.md",
                    "book/references.bib", "code/seqmodels/", "code/seqmodels/__init__.py",
+                   "code/seqmodels/experiments/<name>/", "book/api/<layer>.md", "book/api/experiments.md",
+                   "tests/test_api_pages.py",
                    "tests/test_bad_input.py", "tests/", "tests/test_two_layers.py", "tests/test_site.py",
                    "tests/test_package.py"}
 
@@ -131,6 +133,7 @@ def copy_frame(project: Path) -> None:
         shutil.copytree(ROOT / "book" / folder, book / folder, ignore=ignore)
     for name in ("references.bib", "references.md"):
         shutil.copy(ROOT / "book" / name, book / name)
+    shutil.copytree(ROOT / "book" / "api", book / "api")
     (book / "glossary.md").write_text("# Glossary\n\nThe book's terms (its entries name the chapters, left out here).\n")
     (book / "index.md").write_text(empty_index((ROOT / "book" / "index.md").read_text()))
     shutil.copytree(ROOT / "code", project / "code", ignore=ignore)
@@ -171,16 +174,12 @@ def front_matter() -> str:
 
 
 def module_home(project: Path) -> tuple[Path, str]:
-    """Step 3: where the package map says a chapter's code goes: its own subpackage of
-    ``experiments`` when the package has layers, else the package's folder. The module's path and
-    its dotted name below ``seqmodels``."""
-    package = project / "code" / "seqmodels"
-    if (package / "experiments" / "__init__.py").is_file():
-        home = package / "experiments" / NAME
-        home.mkdir()
-        (home / "__init__.py").write_text(f'"""The {NAME} chapter\'s code."""\n')
-        return home / f"{MODULE}.py", f"experiments.{NAME}.{MODULE}"
-    return package / f"{MODULE}.py", MODULE
+    """Step 3: where the package map says a chapter's code goes, its own subpackage of
+    ``experiments``. The module's path and its dotted name below ``seqmodels``."""
+    home = project / "code" / "seqmodels" / "experiments" / NAME
+    home.mkdir()
+    (home / "__init__.py").write_text(f'"""The {NAME} chapter\'s code."""\n')
+    return home / f"{MODULE}.py", f"experiments.{NAME}.{MODULE}"
 
 
 CHAPTER = """
@@ -346,6 +345,15 @@ def add_bad_input_case(project: Path, dotted: str) -> None:
     path.write_text(text[:anchor] + BAD_INPUT.replace("DOTTED", dotted) + text[anchor:])
 
 
+def add_to_api_page(project: Path, dotted: str) -> None:
+    """Step 3: the chapter's package and its module on the API page of their layer."""
+    page = project / "book" / "api" / f"{dotted.split('.')[0]}.md"
+    package = "seqmodels." + dotted.rpartition(".")[0]
+    page.write_text(page.read_text() + f"## `{package}`\n\n```{{eval-rst}}\n.. automodule:: {package}\n"
+                    f"   :no-members:\n```\n\n### `seqmodels.{dotted}`\n\n```{{eval-rst}}\n"
+                    f".. automodule:: seqmodels.{dotted}\n```\n")
+
+
 def add_to_index(project: Path) -> None:
     """Step 4: the chapter in the "Chapters" toctree, its evidence page in "How we know", a line
     in the reading path."""
@@ -379,7 +387,9 @@ def added(tmp_path_factory):
     (project / "tests" / f"test_{MODULE}.py").write_text(UNIT_TESTS.replace("DOTTED", dotted))
     said["without map line"] = pytest_in(project, "tests/test_package.py", "-k", "lists_every_module")
     said["without bad-input case"] = pytest_in(project, "tests/test_bad_input.py", "-k", "every_public_callable")
+    said["without api entry"] = pytest_in(project, "tests/test_api_pages.py", "-k", "once")
     add_to_map(project, dotted)
+    add_to_api_page(project, dotted)
     add_bad_input_case(project, dotted)
     # 4. the index
     add_to_index(project)
@@ -404,6 +414,14 @@ def test_a_function_without_a_bad_input_case_is_named(added):
 
 
 @pytest.mark.build
+def test_a_module_left_off_the_api_pages_is_named(added):
+    project, dotted, said = added
+    result = said["without api entry"]
+    assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "book/api/" in result.stdout and f"seqmodels.{dotted}" in result.stdout, result.stdout[-3000:]
+
+
+@pytest.mark.build
 def test_the_chapter_builds_with_warnings_as_errors(added):
     project, dotted, said = added
     result = said["build"]
@@ -424,6 +442,7 @@ def test_the_new_chapters_tests_pass(added):
     module = Path("code", "seqmodels", *dotted.split(".")).with_suffix(".py")
     result = pytest_in(project, "--doctest-modules", f"tests/test_{MODULE}.py", str(module),
                        "tests/test_package.py", "tests/test_book_sources.py", "tests/test_book_doctests.py",
+                       "tests/test_api_pages.py",
                        "tests/test_adding_a_chapter.py::test_every_chapter_has_its_line_in_the_reading_path",
                        # the scratch book has none of the other chapters' pages that a layered package's
                        # experiments/<chapter>/ must match (the new one's page is step 1's)
