@@ -40,6 +40,9 @@ numfig_secnum_depth = 0
 autodoc_typehints = "none"
 autodoc_member_order = "bysource"
 autodoc_default_options = {"members": True, "undoc-members": True, "no-value": True}
+# No "Python module index" page: the API pages list the modules by layer, and that page's
+# fold-out icons have no text alternative.
+html_domain_indices = False
 
 # --- MyST and notebook execution ---------------------------------------------------------------
 myst_enable_extensions = ["amsmath", "colon_fence", "deflist", "dollarmath"]
