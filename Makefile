@@ -68,7 +68,8 @@ doctest: $(STAMP)
 # The fast loop, no build: unit, gradient, property and doctests (every page in book/, every
 # docstring in code/), one hash seed. Tests marked site, browser or build (tests/conftest.py) are
 # deselected; the build folder is an empty scratch one and SEQMODELS_CHECK=1 refuses Sphinx builds,
-# so a test that reads the site or builds without its marker fails here. Meant to take under two minutes on 2 cores.
+# so a test that reads the site or builds without its marker fails here. Meant to take under two
+# minutes on 2 cores.
 CHECK_MARKERS = not site and not browser and not build
 check: $(STAMP)
 	@scratch=$$(mktemp -d); trap 'rm -rf "$$scratch"' EXIT; \
