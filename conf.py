@@ -82,7 +82,7 @@ html_title = project
 html_static_path: list[str] = ["book/_static"]
 html_css_files = ["a11y.css",  # accessibility fixes of the theme's colours (see the file)
                   "layout.css",  # nothing wider than its space, at any width (see the file)
-                  "explore.css"]  # figures with a slider or menu (seqmodels.explore)
+                  "explore.css"]  # figures with a slider or menu (seqmodels.display.explore)
 # The book theme's sidebar without its own search field: the header has one at every width (two
 # fields, one above the other, at a laptop's width).
 html_sidebars = {"**": ["navbar-logo.html", "icon-links.html", "sbt-sidebar-nav.html", "source-link.html"]}
