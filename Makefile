@@ -20,7 +20,7 @@ export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export SEQMODELS_BUILDDIR := $(abspath $(BUILDDIR))
 
-.PHONY: html test check doctest serve clean clean-all venv bench bench-kernels portability
+.PHONY: html test reproducible check doctest serve clean clean-all venv bench bench-kernels portability
 
 html: $(STAMP)
 	$(SPHINXBUILD)
@@ -70,17 +70,24 @@ doctest: $(STAMP)
 # deselected; the build folder is an empty scratch one and SEQMODELS_CHECK=1 refuses Sphinx builds,
 # so a test that reads the site or builds without its marker fails here. Meant to take under two
 # minutes on 2 cores.
-CHECK_MARKERS = not site and not browser and not build
+CHECK_MARKERS = not site and not browser and not build and not cold
 check: $(STAMP)
 	@scratch=$$(mktemp -d); trap 'rm -rf "$$scratch"' EXIT; \
 	 SEQMODELS_BUILDDIR=$$scratch SEQMODELS_CHECK=1 PYTHONHASHSEED=0 $(BIN)/python -m pytest -q --strict-markers --durations=5 \
 	   -m "$(CHECK_MARKERS)" $(DOCTEST_FLAGS) tests code/seqmodels code/seqbook
 
-# Everything: build the site (tests read it), then unit, gradient, property, doctest and site tests;
-# the run ends with its ten slowest tests, and says how many browser tests did not run, if any.
+# Build the site (tests read it), then every test but the cold rebuild: unit, gradient, property,
+# doctest, scratch-book, browser and site tests; the run ends with its ten slowest tests, and says
+# how many browser tests did not run, if any.
 test: html
 	PYTHONHASHSEED=4242 $(BIN)/python -m pytest -q $(DOCTEST_FLAGS) tests/test_book_doctests.py code/seqmodels code/seqbook
-	PYTHONHASHSEED=0 $(BIN)/python -m pytest --strict-markers --durations=10 $(DOCTEST_FLAGS) tests code/seqmodels code/seqbook
+	PYTHONHASHSEED=0 $(BIN)/python -m pytest --strict-markers --durations=10 -m "not cold" $(DOCTEST_FLAGS) tests code/seqmodels code/seqbook
+
+# The site a clean build writes, from an empty execution cache in a copy of the project, must equal
+# the main build byte for byte (tests/test_reproducible.py; every chapter executes again: tens of
+# minutes). .ci/run runs it after `make test`.
+reproducible: html
+	PYTHONHASHSEED=0 $(BIN)/python -m pytest --strict-markers -m cold -p no:cacheprovider tests/test_reproducible.py
 
 serve:
 	@test -f $(BUILDDIR)/html/index.html || { echo "no site yet: run 'make html' first"; exit 1; }

@@ -32,6 +32,8 @@ MARKERS = {
     "site": "reads the built site: needs `make html` first (`make test` builds it; `make check` skips it)",
     "browser": "drives a Chromium or Chrome on the built site (`make test`; `make check` skips it)",
     "build": "runs Sphinx builds of its own on a scratch book, seconds to minutes each (`make check` skips it)",
+    "cold": "builds the whole book again from an empty execution cache, tens of minutes (`make reproducible`, "
+            "which .ci/run runs; `make test` and `make check` skip it)",
 }
 #: Files whose every test runs Sphinx builds of its own (scratch books, or a clean build of the
 #: whole book), marked ``build`` here for all of their tests. (``pytestmark = pytest.mark.build``

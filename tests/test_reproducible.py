@@ -1,18 +1,19 @@
 """Two builds of the same sources, in two different folders, write the same bytes.
 
-The first is the main build that ``make test`` made before the tests (``<BUILDDIR>/html``); the
-second is a clean one: the project (every file git tracks or would track, as it is in the working
-tree) is copied into the test's temporary folder, sharing the warm ``.venv`` through a symlink but
-with its own empty build folder and execution cache, and ``make html`` runs in the copy. Reusing
-the main build saves a whole cold build, and it checks more: the main build may have come from the
-execution cache, the copy never does. The copy runs on the OpenBLAS kernel the main build ran on
-(its status page names it; ``OPENBLAS_CORETYPE``), so that an environment that sets or unsets the
-variable between the two builds still compares like with like. The main build may have been made
-in several steps (``make html`` run again, after an edit): Sphinx then writes only the pages that
-are out of date, and the site must still be the one a clean build writes (``seqbook.assets`` keeps
-the stylesheets' ``?v=`` queries, ``seqbook.searchindex`` the search index's entries, from
-depending on that history; ``tests/test_seqbook.py`` checks both on a fixture book). Every file of
-the two sites must be identical, except the pages in :data:`VARYING_PAGES`:
+The first is the main build that ``make reproducible`` (or ``make html``) made before the test
+(``<BUILDDIR>/html``); the second is a clean one: the project (every file git tracks or would
+track, as it is in the working tree) is copied into the test's temporary folder, sharing the warm
+``.venv`` through a symlink but with its own empty build folder and execution cache, and ``make
+html`` runs in the copy. Reusing the main build saves a whole cold build, and it checks more: the
+main build may have come from the execution cache, the copy never does. The copy runs on the
+OpenBLAS kernel the main build ran on (its status page names it; ``OPENBLAS_CORETYPE``), so that an
+environment that sets or unsets the variable between the two builds still compares like with like.
+The main build may have been made in several steps (``make html`` run again, after an edit): Sphinx
+then writes only the pages that are out of date, and the site must still be the one a clean build
+writes (``seqbook.assets`` keeps the stylesheets' ``?v=`` queries, ``seqbook.searchindex`` the
+search index's entries, from depending on that history; ``tests/test_seqbook.py`` checks both on a
+fixture book). Every file of the two sites must be identical, except the pages in
+:data:`VARYING_PAGES`:
 
 - ``status``: execution times and dates of this build (by design);
 - the pages that print wall-clock timings measured on the build machine, listed once in
@@ -146,9 +147,10 @@ def test_search_index_filter_drops_only_the_varying_pages(tmp_path):
     assert got["alltitles"] == {"Summary": [[0, "summary"]]}
 
 
+@pytest.mark.cold
 def test_the_main_build_and_a_clean_one_write_identical_sites(tmp_path, site):
     if shutil.which("make") is None or not (ROOT / ".venv" / ".installed").is_file():
-        pytest.fail("needs make and a built .venv (run the tests with `make test`)")
+        pytest.fail("needs make and a built .venv (run it with `make reproducible`)")
     source = snapshot(tmp_path / "source")
     sites = [site, build(copy_project(source, tmp_path / "second"), build_kernel(site))]
     assert build_kernel(sites[1]).lower() == build_kernel(site).lower(), "the copy ran on another kernel"
