@@ -36,10 +36,12 @@ numfig_secnum_depth = 0
 # --- The API pages: seqmodels' docstrings (NumPy style, see seqbook.apidocs) -----------------------
 # Signatures without annotations: a parameter's type is written in its docstring, as prose for the
 # reader (``ndarray of shape (T, d_in)``), not as a cross-reference for nitpicky mode to resolve.
-# Module constants are listed (a docstring refers to them), without their values.
+# What has a docstring (or a ``#:`` comment) is listed; a dataclass's fields are described in its
+# class docstring. Names are shown without their module's path, which the heading above them gives.
 autodoc_typehints = "none"
 autodoc_member_order = "bysource"
-autodoc_default_options = {"members": True, "undoc-members": True, "no-value": True}
+autodoc_default_options = {"members": True, "no-value": True}
+add_module_names = False
 # No "Python module index" page: the API pages list the modules by layer, and that page's
 # fold-out icons have no text alternative.
 html_domain_indices = False

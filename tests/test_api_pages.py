@@ -53,3 +53,36 @@ def test_the_built_api_pages_hold_every_module(site):
         soup = BeautifulSoup(page.read_text(), "html.parser")
         anchors |= {tag["id"] for tag in soup.find_all(id=re.compile(r"^module-"))}
     assert anchors == {f"module-{m}" for m in public_modules()}
+
+
+_CODE_FENCE = re.compile(r"^\{code-cell\}|^(python|text|console|bash|pycon|ipython3?)?\s*$")
+
+
+def unlinked_mentions(text: str) -> list[str]:
+    r"""The names ``seqmodels.x.y`` a page's prose writes as plain code (`` `seqmodels.x` ``)
+    instead of a link to the API pages (`` {py:obj}`seqmodels.x` ``); code cells and code blocks
+    are not prose. Directive bodies (an exercise, a figure's caption) are.
+
+    >>> unlinked_mentions("See `seqmodels.models.rnn`.\n```{code-cell}\n# `seqmodels.x`\n```\n"
+    ...                   "```{exercise}\nUse {py:obj}`seqmodels.models.lstm` or `seqmodels.common`.\n```\n")
+    ['seqmodels.models.rnn', 'seqmodels.common']
+    """
+    found, stack = [], []  # stack: (fence, is code) of the blocks the line is in
+    for line in text.split("\n"):
+        fence = re.match(r"^(`{3,}|~{3,}|:{3,})(.*)$", line.strip())
+        if fence and stack and fence[1] == stack[-1][0] and not fence[2].strip():
+            stack.pop()
+        elif fence and not (stack and stack[-1][1]):
+            stack.append((fence[1], bool(_CODE_FENCE.match(fence[2].strip())) and fence[1][0] != ":"))
+        elif not (stack and stack[-1][1]):
+            found += re.findall(r"(?<![}`])`(seqmodels(?:\.\w+)+)`", line)
+    return found
+
+
+def test_the_chapters_link_every_package_name_they_mention():
+    pages = [p for p in sorted(BOOK.rglob("*.md")) if "api" not in p.relative_to(BOOK).parts]
+    linked = sum(p.read_text().count("{py:obj}`seqmodels.") for p in pages)
+    assert linked >= 50, f"only {linked} links to the API pages: the scan is blind"
+    unlinked = {p.relative_to(BOOK).as_posix(): names for p in pages if (names := unlinked_mentions(p.read_text()))}
+    assert not unlinked, ("write these as {py:obj}`seqmodels...` links to the API pages "
+                          f"(page: names): {unlinked}")

@@ -58,7 +58,7 @@ def public_callables() -> dict[str, object]:
     a module of seqmodels defines itself (re-exported names belong to the module defining them)."""
     found = {}
     for info in pkgutil.walk_packages(seqmodels.__path__, "seqmodels."):
-        leaf = info.name.rpartition(".")[2]  # module names are unique across the subpackages
+        leaf = info.name.rpartition(".")[2]  # unique across the layers (tests/test_package.py)
         if info.ispkg or any(part.startswith("_") for part in info.name.split(".")):
             continue
         module = importlib.import_module(info.name)

@@ -805,8 +805,8 @@ def test_without_javascript_the_default_figure_shows_alone(site, server, browser
 # --- Nothing reaches the contents list ----------------------------------------------------------
 def test_nothing_reaches_the_contents_list(layouts, server):
     """At 1280 px no cell, figure, table, equation or code box of any chapter reaches into the right
-    margin, where the page's contents list sits, so the list covers nothing (conf.py's
-    ``_check_cell_widths`` keeps every cell to the column; no cell is widened). The check sees a
+    margin, where the page's contents list sits, so the list covers nothing (``seqbook.cellwidths``
+    keeps every cell to the column; no cell is widened). The check sees a
     cell that is made to reach the margin. A page without sections (no ``##`` heading) has no
     contents list, so nothing can reach it: a chapter needs no sections for this test."""
     found = {page: r["margin"] for (name, page), r in layouts.items()
@@ -908,7 +908,7 @@ def test_the_status_table_shows_every_column_on_a_phone(site, server):
             return page.evaluate(STATUS_COLUMNS_JS)
 
     found = side_by_side(measure, [0])[0]
-    assert found is not None, "status.html has no table.exec-table (conf.py, _status_marks)"
+    assert found is not None, "status.html has no table.exec-table (seqbook.status.status_marks)"
     assert [h for h, _ in found["heads"]][-1] == "Status" and len(found["heads"]) == 5, found
     cut = [(h, round(r)) for h, r in found["heads"] if r > min(found["right"], found["screen"]) + 1]
     assert not cut, f"status table columns past the screen's edge at 390 px (column, right edge): {cut}"

@@ -81,7 +81,7 @@ def test_a_cell_that_raises_fails_the_build(tmp_path):
 
 
 def test_a_cell_wider_than_the_column_fails_the_build(tmp_path):
-    """conf.py's ``_check_cell_widths``: a printed line over CELL_COLUMN_CHARS (78) is an error, so no
+    """``seqbook.cellwidths.check_cell_widths``: a printed line over CELL_COLUMN_CHARS (78) is an error, so no
     cell is wider than the text column; 78 characters pass."""
     fits = scratch_book(tmp_path / "fits", 'print("x" * 78)')
     result = sphinx(fits, SEQMODELS_REPOSITORY_URL="https://example.org/the-book")

@@ -6,6 +6,7 @@ one word names one idea."""
 from __future__ import annotations
 
 import ast
+import pkgutil
 import re
 from pathlib import Path
 
@@ -248,3 +249,15 @@ def test_the_primitive_scan_sees_each_shape():
     for code in cases:
         assert _own_primitives(ast.parse(code)), code
     assert not _own_primitives(ast.parse("y = np.exp(np.log(x).mean())\nh = np.tanh(a)"))
+
+
+def test_module_names_are_unique_across_the_layers():
+    """tests/test_bad_input.py keys its cases by a module's own name (``"lstm.lstm_step"``), so two
+    modules of one name in two layers would share their cases; a new module takes a name of its own."""
+    names = {}
+    for info in pkgutil.walk_packages(seqmodels.__path__, "seqmodels."):
+        if not info.ispkg:
+            names.setdefault(info.name.rpartition(".")[2], []).append(info.name)
+    assert len(names) > 40, f"only {sorted(names)}: the walk is blind"
+    twice = {name: where for name, where in names.items() if len(where) > 1}
+    assert not twice, f"module names used in more than one layer (rename one): {twice}"

@@ -236,7 +236,7 @@ def test_every_figure_has_a_caption_alt_text_and_its_file(site, page):
         alt = img.get("alt", "")
         assert len(alt) > 40 and not alt.startswith("<Figure"), f"{page}/{name}: alt text is {alt!r}"
         assert figure.find("figcaption"), f"{page}/{name}: no caption"
-        if not img["src"].startswith("data:"):  # a tap opens the figure alone, at full size (conf.py)
+        if not img["src"].startswith("data:"):  # a tap opens the figure alone, at full size (seqbook.figures)
             link = img.find_parent("a")
             assert link is not None and link.get("href") == img["src"], f"{page}/{name}: not linked to its file"
 

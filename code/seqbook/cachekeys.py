@@ -31,9 +31,9 @@ _EVERYTHING = None  # marker: the code can reach any module of the package
 
 
 def package_modules(package: Path) -> set[str]:
-    """Every module and subpackage of seqmodels, by dotted name below it: ``rnn`` for
-    ``seqmodels/rnn.py``, ``models`` and ``models.lstm`` for ``seqmodels/models/__init__.py`` and
-    ``seqmodels/models/lstm.py``; ``__init__`` for the package's own ``__init__.py``."""
+    """Every module and subpackage of seqmodels, by dotted name below it: ``models`` and
+    ``models.lstm`` for ``seqmodels/models/__init__.py`` and ``seqmodels/models/lstm.py``;
+    ``__init__`` for the package's own ``__init__.py``."""
     found = set()
     for path in package.rglob("*.py"):
         parts = path.relative_to(package).with_suffix("").parts
@@ -53,8 +53,8 @@ def module_path(package: Path, name: str) -> Path:
 
 def imported_modules(source: str, package: Path, *, inside: str | None) -> set[str] | None:
     """The seqmodels modules that Python ``source`` imports, by dotted name below the package
-    (``rnn`` for ``seqmodels/rnn.py``, ``models.lstm`` for ``seqmodels/models/lstm.py``), with the
-    subpackages whose ``__init__.py`` the import runs; None when it may reach any of them.
+    (``models.lstm`` for ``seqmodels/models/lstm.py``), with the subpackages whose ``__init__.py``
+    the import runs; None when it may reach any of them.
     ``inside``: the dotted name of the seqmodels module ``source`` is (``__init__`` for the
     package's own), so its relative imports count too; None for a chapter's code."""
     import ast

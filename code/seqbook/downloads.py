@@ -269,7 +269,12 @@ def pasted_text(app, docname: str, content: str) -> str:
     if key not in values:
         raise RuntimeError(f"{docname}: the download cannot fill in {{glue:text}}`{content}` "
                            f"(no key {key!r} glued on {refdoc or path!r})")
-    return format_plain_text(values[key]["data"]["text/plain"], fmt)
+    try:
+        return format_plain_text(values[key]["data"]["text/plain"], fmt)
+    except ValueError as err:  # e.g. numpy 2's repr, "np.float64(0.31)", read as a float
+        raise RuntimeError(f"{docname}: {{glue:text}}`{content}` cannot format the value glued as "
+                           f"{key!r} on {refdoc!r} ({err}); glue a Python number there, e.g. "
+                           f"glue({key!r}, float(x))") from None
 
 
 def xref_text(app, docname: str, domain: str, typ: str, target: str, title: str, explicit: bool) -> str:
@@ -325,7 +330,7 @@ def exercise_title(app, docname: str, label: str) -> str:
 
 
 def exec_table_markdown(app, docname: str) -> str:
-    """myst-nb's table of executed notebooks, as the status page shows it (``_status_marks``'s words)."""
+    """myst-nb's table of executed notebooks, as the status page shows it (``seqbook.status.status_marks``'s words)."""
     from docutils import nodes
     from myst_nb.ext.execution_tables import make_stat_table
     from myst_nb.sphinx_ import NbMetadataCollector

@@ -2,9 +2,10 @@
 
 Layout
 ------
-One concept per module, in subpackages that are layers: a module imports from its own subpackage
-and from the layers above it in this list, never from one below (``tests/test_package.py`` checks
-it). A chapter imports the modules it uses; no module imports another's private (``_``-prefixed)
+One concept per module, in subpackages that are layers, in this order: ``common``; then
+``display``, ``datasets`` and ``kernels`` side by side; ``models``; ``training``; ``experiments``. A
+module imports from its own subpackage and from earlier layers, never from a later one or from a
+layer beside its own (``tests/test_package.py`` checks it). A chapter imports the modules it uses; no module imports another's private (``_``-prefixed)
 names. The package's data files are in ``seqmodels/data/`` (not a module).
 
 ``seqmodels.common``, shared utilities (they import nothing from the other subpackages):
@@ -42,8 +43,11 @@ names. The package's data files are in ``seqmodels/data/`` (not a module).
   RNN, LSTM and GRU cells of many models at once, forward and backward (tested against the three
   readable cells of ``models``).
 
-``seqmodels.models``, the readable models, each written as its docstring's equations (they import
-``common``, ``datasets`` and ``kernels``):
+``seqmodels.models``, the models, each written as its docstring's equations (they import
+``common``, ``datasets`` and ``kernels``). The recurrent cells and attention are the readable
+references, with no speed tricks (``tests/test_package.py`` checks them); ``bilm`` runs its LSTM
+layers in the kernel and ``pretrained`` computes in place, to train and run at the sizes their
+chapters need:
 
 - ``seqmodels.models.rnn``: the vanilla recurrent network, forward and backpropagation through time.
 - ``seqmodels.models.lstm``: the LSTM cell (forget, input, candidate, output gates), forward and BPTT.

@@ -19,7 +19,7 @@ The headline ratios, of builds run side by side in this one process tree:
   ``-j auto`` notebooks execute side by side and share the CPU). The floor is everything a build
   does but execute: a build into a new folder that is given a copy of the execution cache, so every
   page is read, rendered with its outputs and written, and no notebook runs. (A build with
-  execution off cannot be the floor: conf.py refuses to write a chapter's .ipynb download without
+  execution off cannot be the floor: seqbook.downloads refuses to write a chapter's .ipynb download without
   outputs, and fails the build.)
 - warm / floor: a rebuild with nothing changed against that floor.
 
@@ -193,41 +193,15 @@ def cache_records(copy: Path, builddir: str) -> dict[int, tuple[str, float]]:
 
 
 def chapter_modules(root: Path = ROOT) -> dict[str, set[str]]:
-    """The build's own dependency scan: for every page of ``root/book`` with code cells, the files of
-    seqmodels its cells can execute, as paths below ``code/seqmodels/`` (``{"rnn": {"__init__.py",
-    "rnn.py", ...}, ...}``); an edit of one of them re-executes the page. The scan is
-    ``seqbook.cachekeys.chapter_dependencies`` where the build's extension has it, else the one in
-    ``root/conf.py``."""
+    """The build's own dependency scan (``seqbook.cachekeys.chapter_dependencies``): for every page
+    of ``root/book`` with code cells, the files of seqmodels its cells can execute, as paths below
+    ``code/seqmodels/`` (``{"rnn": {"__init__.py", "models/rnn.py", ...}, ...}``); an edit of one of
+    them re-executes the page."""
+    from seqbook.cachekeys import chapter_dependencies
+
     package = root / "code" / "seqmodels"
-    try:
-        from seqbook.cachekeys import chapter_dependencies
-
-        def scan(text: str) -> list[Path]:
-            return chapter_dependencies(text, package)
-    except ImportError:  # the scan still lives in conf.py
-        scan = _conf_scan(root)
-    return {page.stem: {p.relative_to(package).as_posix() for p in scan(page.read_text())}
+    return {page.stem: {p.relative_to(package).as_posix() for p in chapter_dependencies(page.read_text(), package)}
             for page in sorted((root / "book").glob("*.md")) if "{code-cell}" in page.read_text()}
-
-
-def _conf_scan(root: Path):
-    """``conf.chapter_dependencies`` of ``root/conf.py``, imported with the execution cache it
-    prepares on import sent to a temporary folder."""
-    import importlib.util
-
-    saved = os.environ.get("SEQMODELS_BUILDDIR")
-    with tempfile.TemporaryDirectory(prefix="bench-scan-") as tmp:
-        os.environ["SEQMODELS_BUILDDIR"] = tmp  # conf.py prepares an execution cache when imported
-        try:
-            spec = importlib.util.spec_from_file_location("bench_conf", root / "conf.py")
-            conf = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(conf)
-        finally:
-            if saved is None:
-                del os.environ["SEQMODELS_BUILDDIR"]
-            else:
-                os.environ["SEQMODELS_BUILDDIR"] = saved
-    return conf.chapter_dependencies
 
 
 def importers(deps: dict[str, set[str]]) -> dict[str, list[str]]:
@@ -757,7 +731,7 @@ def markdown_summary(report: dict) -> str:
 def markdown_build(report: dict) -> str:
     b, h = report["build"], report["headline"]
     out = [provenance(report), "",
-           "| build | runs | median (s) | each run (s) | notebooks executed | expected (conf.py's scan) |",
+           "| build | runs | median (s) | each run (s) | notebooks executed | expected (the build's scan) |",
            "| --- | ---: | ---: | --- | --- | --- |"]
     for name, c in b["cases"].items():
         executed = runs(c["executed"], "{}") if len(set(c["executed"])) > 1 else str(c["executed"][0])
@@ -861,7 +835,7 @@ def main() -> None:
                         help="only the kernel and PyTorch sections (no builds, no page weight, no README)")
     parser.add_argument("--chapter", default="rnn", help="chapter edited in the rebuild timings")
     parser.add_argument("--module", action="append", dest="modules",
-                        help="module of code/seqmodels to edit (repeatable; default: chosen by conf.py's "
+                        help="module of code/seqmodels to edit (repeatable; default: chosen by the build's "
                              "dependency scan, one executed by --chapter alone and one by most chapters)")
     parser.add_argument("--out", default=os.environ.get("SEQMODELS_BUILDDIR", str(ROOT / "_build")))
     parser.add_argument("--write-readme", type=Path, metavar="PATH",

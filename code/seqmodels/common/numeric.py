@@ -1,16 +1,19 @@
-r"""The numerical primitives every model shares, each computed so that it cannot overflow.
+r"""The numerical primitives every model shares, each computed so that it cannot overflow (but
+:func:`sigmoid_unchecked`, the form inner loops call on checked inputs, whose ``exp`` may overflow
+to ``inf`` and give the exact limit 0).
 
 - :func:`sigmoid` ``1 / (1 + exp(-z))`` and :func:`log_sigmoid` ``log sigmoid(z)``;
 - :func:`softmax` and :func:`log_softmax` along an axis, shifted by the maximum first;
 - :func:`softmax_cross_entropy`, the mean cross-entropy of integer labels and its gradient, and
   :func:`packed_cross_entropy_`, the same for a pack of models' logits at once (unchecked, for inner
   loops);
-- :func:`sigmoid_from_tanh` and :func:`sigmoid_of_half`, the gate nonlinearity as the LSTM and
-  the batched kernel (:mod:`seqmodels.kernels.recurrent`) compute it, ``sigmoid(z) = (1 + tanh(z / 2)) / 2``,
+- :func:`sigmoid_from_tanh` and :func:`sigmoid_of_half`, the gate nonlinearity as the batched
+  kernel (:mod:`seqmodels.kernels.recurrent`) computes it, ``sigmoid(z) = (1 + tanh(z / 2)) / 2``,
   with ``out=``; :func:`softmax_`, the softmax in place for inner loops.
 
-Every model imports them from here (the LSTM's gates use the identity
-``sigmoid(z) = (1 + tanh(z / 2)) / 2`` inside one ``tanh`` call; see :mod:`seqmodels.models.lstm`).
+Every model imports them from here. (The readable models compute their gates as their equations
+say, with the plain sigmoid (:func:`sigmoid_unchecked` on inputs checked once); only the
+kernel uses the ``tanh`` identity.)
 """
 
 from __future__ import annotations
@@ -66,7 +69,7 @@ def sigmoid_from_tanh(t: np.ndarray, out: np.ndarray | None = None) -> np.ndarra
     """``(1 + t) / 2``, computed as ``0.5 + 0.5 t``: ``sigmoid(z)`` given ``t = tanh(z / 2)``.
 
     The identity lets one ``tanh`` call serve a layer's sigmoid gates and its tanh candidate at
-    once (:mod:`seqmodels.models.lstm`). Written into ``out`` (which may be ``t``; a new array by default).
+    once (:mod:`seqmodels.kernels.recurrent`). Written into ``out`` (which may be ``t``; a new array by default).
     It checks only that ``t`` is a floating-point ndarray.
 
     Raises

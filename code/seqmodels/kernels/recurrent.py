@@ -1,6 +1,7 @@
 r"""The batched recurrent kernel: RNN, LSTM and GRU cells of many models at once, forward and back.
 
-Every experiment that trains recurrent cells trains them here; :mod:`seqmodels.models.rnn`,
+Packs of models and biLMs train their recurrent cells here (the package conventions say which
+experiments train the readable cells instead); :mod:`seqmodels.models.rnn`,
 :mod:`seqmodels.models.lstm` and :mod:`seqmodels.models.gru` are the readable step-by-step references the chapters
 show, and this module computes the same functions (tests/test_recurrent.py checks values and
 gradients against them and against central differences). It exists for speed: ``S`` models (seeds,
@@ -27,8 +28,8 @@ How it is computed (the results equal the references' to round-off):
   ``Z (S, K, T + 1, B)``, ``K = d_in + H + 1``: one step's pre-activations are one product
   ``W~ (S, k H, K) @ Z[:, :, t]``, and the weight gradient summed over steps and batch is one
   product per model, ``dA (S, k H, T B) @ Z (S, K, T B)^T``, with no transposed copy.
-- Every nonlinearity is one ``tanh`` call: ``sigmoid(a) = (1 + tanh(a / 2)) / 2``, the identity the
-  reference LSTM uses. The factor 1/2 is folded into the gate rows of ``W~`` (a power of two, so
+- Every nonlinearity is one ``tanh`` call: ``sigmoid(a) = (1 + tanh(a / 2)) / 2`` (the readable
+  LSTM computes its sigmoids directly). The factor 1/2 is folded into the gate rows of ``W~`` (a power of two, so
   exact). numpy's ``tanh`` is vectorised (SIMD) in both float32 and float64 and cannot overflow.
 - Internally the LSTM's blocks are ordered output, forget, input, candidate (the references' order
   is forget, input, candidate, output), so the three sigmoid gates are one contiguous block, and so

@@ -18,7 +18,7 @@ Shapes (``B`` is an optional batch axis, ``T`` the number of positions):
 ``out``     ``(T, d_v)`` or ``(B, T, d_v)``
 ==========  ==================================
 
-This module is **batch-major with weights ``(in, out)``**, unlike the time-major recurrent modules
+This module is **batch-major**, with weights ``(in, out)``, unlike the time-major recurrent modules
 (see the package conventions): ``X`` is ``([batch,] T, d_model)`` and weights multiply from the
 right (``X @ W_q``), the layout of Vaswani et al. (2017) and of most attention code. Its arrays are
 capitalised (``X``, ``Q``, ``K``, ``V``, ``A``) so they are not mistaken for time-major ``xs`` and
