@@ -39,12 +39,22 @@ def test_every_public_module_is_on_the_api_pages_once():
     assert not stale, f"book/api/ documents modules that do not exist (or are private): {stale}"
 
 
-def test_each_layer_has_its_page_in_the_api_contents():
+def test_each_layer_has_its_page_in_the_contents():
+    """One page per layer, each in the contents (book/index.md's "The seqmodels package" toctree,
+    a flat list: a page with children would get a disclosure toggle with no text) and linked from
+    the package's page."""
     layers = sorted(m.split(".")[1] for m in public_modules() if m.count(".") == 1)
     pages = sorted(p.stem for p in API.glob("*.md") if p.stem != "index")
     assert layers == pages, f"layers {layers}, API pages {pages}: one page per layer"
-    contents = re.search(r"```\{toctree\}\n(.*?)```", (API / "index.md").read_text(), re.S).group(1)
-    assert sorted(line.strip() for line in contents.splitlines()[1:] if line.strip()) == layers
+    contents = re.search(r"```\{toctree\}\n(?::.*\n)*:caption: The seqmodels package\n(?::.*\n)*\n(.*?)```",
+                         (BOOK / "index.md").read_text(), re.S)
+    assert contents, "book/index.md has no toctree captioned 'The seqmodels package'"
+    listed = contents.group(1).split()
+    assert listed[0] == "api/index" and sorted(listed[1:]) == [f"api/{layer}" for layer in layers], listed
+    linked = re.findall(r"\{doc\}`(\w+)`", (API / "index.md").read_text())
+    assert sorted(linked) == layers, f"api/index.md links {linked}"
+    assert "{toctree}" not in "".join(p.read_text() for p in API.glob("*.md")), \
+        "an API page with a toctree nests pages in the contents"
 
 
 def test_the_built_api_pages_hold_every_module(site):
