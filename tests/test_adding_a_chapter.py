@@ -94,7 +94,8 @@ def test_every_chapter_has_its_line_in_the_reading_path():
 
 def empty_index(text: str) -> str:
     """``book/index.md`` with its reading path and its "Chapters" and "How we know" tables of
-    contents emptied, and the executed status page left out of the back matter.
+    contents emptied, and the executed status page left out of the back matter (the API pages'
+    contents are kept: the frame copies them).
 
     >>> print(empty_index("## The reading path\\n\\nRead.\\n\\n1. {ref}`a`: b\\n   c.\\n2. d\\n\\n"
     ...                   "```{toctree}\\n:caption: Chapters\\n\\nrnn\\n```\\n\\n"
@@ -120,6 +121,8 @@ def empty_index(text: str) -> str:
         head, body = match.group(1), match.group(2)
         if ":caption: Back matter" in head:
             return head + "".join(line for line in body.splitlines(True) if line.strip() != "status") + "```"
+        if ":caption: The seqmodels package" in head:
+            return head + body + "```"  # the API pages, copied whole
         return head + "```"
 
     return re.sub(r"(```\{toctree\}\n(?::.*\n)*\n?)((?:.*\n)*?)```", toctree, text)
