@@ -200,3 +200,17 @@ def test_a_stylesheet_written_when_the_build_finishes_fails_the_build(tmp_path):
     result = sphinx(project)
     assert result.returncode != 0, "a stylesheet written after the pages did not fail the build"
     assert "links _static/late.css, which is not in the site when the page is written" in result.stderr, result.stderr[-3000:]
+
+
+def test_the_search_index_store_is_ordered_by_page_in_place():
+    """``seqbook.searchindex.sort_by_page``: pages in name order, in the same dict (Sphinx's search
+    index builder holds it), so parallel reading and writing cannot reorder an entry's pages."""
+    from types import SimpleNamespace
+
+    from seqbook import searchindex
+
+    store = {"rnn": [("b", "id-b", "")], "api/models": [("module", "m", "")], "lstm": []}
+    env = SimpleNamespace(**{searchindex._STORE: store})
+    searchindex.sort_by_page(None, env)
+    assert getattr(env, searchindex._STORE) is store
+    assert list(store) == ["api/models", "lstm", "rnn"] and store["rnn"] == [("b", "id-b", "")]

@@ -14,6 +14,12 @@ index nodes and in the same way as Sphinx does when it writes the page, so they 
 environment and kept for the pages a later build does not write. Parallel reads are merged
 (``env-merge-info``) and a removed page's entries dropped (``env-purge-doc``). Under a Sphinx that
 keeps no such store this extension does nothing.
+
+``sort_by_page`` (``env-updated``) orders the store by page name before any page is written.
+Sphinx lists an entry's pages in the store's order, which is the order the pages were read (and,
+for a page new to the store, written): with parallel reading and writing that order changes from
+build to build, and so did ``searchindex.js`` (the entry "module", on every API page). Writing a
+page replaces its entries in place, so the order holds.
 """
 
 from __future__ import annotations
@@ -62,8 +68,19 @@ def purge(app, env, docname) -> None:
         store.pop(docname, None)
 
 
+def sort_by_page(app, env) -> None:
+    """``env-updated``: the store's pages in the order of their names (in place: Sphinx's search
+    index builder holds the same dict)."""
+    store = getattr(env, _STORE, None)
+    if store is not None:
+        entries = sorted(store.items())
+        store.clear()
+        store.update(entries)
+
+
 def setup(app):
     app.connect("doctree-read", note_index_entries)
+    app.connect("env-updated", sort_by_page)
     app.connect("env-merge-info", merge)
     app.connect("env-purge-doc", purge)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
