@@ -233,7 +233,9 @@ def plain_myst(app, docname: str, text: str) -> str:
             return xref_text(app, docname, "cite", name.partition(":")[2], content, content, False)
         if name.startswith("py:"):  # a link to the API pages: the name as code, as the page shows it
             explicit, title, target = split_explicit_title(content)
-            return f"`{title if explicit else target.lstrip('~').rpartition('.')[2] if target.startswith('~') else target}`"
+            if not explicit and target.startswith("~"):  # `~a.b.c` shows `c`
+                title = target.rpartition(".")[2]
+            return f"`{title}`"
         if name not in _XREF_ROLES:
             return match[0]
         domain, typ = _XREF_ROLES[name]
